@@ -1,0 +1,42 @@
+// Lint rules, including the dependency direction of DESIGN.md: the engine (`src/jms`) imports
+// nothing of the rest, the store imports only the engine, connectors see only `src/spi`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (patterns) => ({
+  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message: 'breaks the layering of DESIGN.md' })) }],
+});
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.tmp/**', '.kafka/**', 'eslint.config.js'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'export every name explicitly' }],
+    },
+  },
+  {
+    files: ['src/jms/**/*.ts'],
+    rules: restrict(['**/store/**', '**/spi/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**', 'node:fs', 'node:fs/*', 'node:net', 'node:http']),
+  },
+  { files: ['src/store/**/*.ts'], rules: restrict(['**/spi/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
+  { files: ['src/spi/**/*.ts'], rules: restrict(['**/store/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
+  { files: ['src/bridge/**/*.ts'], rules: restrict(['**/store/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
+  {
+    files: ['connectors/**/*.ts'],
+    ignores: ['connectors/index.ts'],
+    rules: restrict(['**/src/jms/**', '**/src/store/**', '**/src/bridge/**', '**/src/config/**', '**/src/admin/**', '**/src/cli/**']),
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);
