@@ -4,7 +4,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const restrict = (patterns) => ({
-  'no-restricted-imports': ['error', { patterns: patterns.map((group) => ({ group, message: 'breaks the layering of DESIGN.md' })) }],
+  'no-restricted-imports': [
+    'error',
+    { patterns: patterns.map((group) => ({ group: [group], message: 'breaks the layering of DESIGN.md' })) },
+  ],
 });
 
 export default tseslint.config(
@@ -17,20 +20,65 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'export every name explicitly' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'export every name explicitly' },
+      ],
     },
   },
   {
     files: ['src/jms/**/*.ts'],
-    rules: restrict(['**/store/**', '**/spi/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**', 'node:fs', 'node:fs/*', 'node:net', 'node:http']),
+    rules: restrict([
+      '**/store/**',
+      '**/spi/**',
+      '**/bridge/**',
+      '**/config/**',
+      '**/admin/**',
+      '**/cli/**',
+      '**/connectors/**',
+      'node:fs',
+      'node:fs/*',
+      'node:net',
+      'node:http',
+    ]),
   },
-  { files: ['src/store/**/*.ts'], rules: restrict(['**/spi/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
-  { files: ['src/spi/**/*.ts'], rules: restrict(['**/store/**', '**/bridge/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
-  { files: ['src/bridge/**/*.ts'], rules: restrict(['**/store/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']) },
+  {
+    files: ['src/store/**/*.ts'],
+    rules: restrict([
+      '**/spi/**',
+      '**/bridge/**',
+      '**/config/**',
+      '**/admin/**',
+      '**/cli/**',
+      '**/connectors/**',
+    ]),
+  },
+  {
+    files: ['src/spi/**/*.ts'],
+    rules: restrict([
+      '**/store/**',
+      '**/bridge/**',
+      '**/config/**',
+      '**/admin/**',
+      '**/cli/**',
+      '**/connectors/**',
+    ]),
+  },
+  {
+    files: ['src/bridge/**/*.ts'],
+    rules: restrict(['**/store/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']),
+  },
   {
     files: ['connectors/**/*.ts'],
     ignores: ['connectors/index.ts'],
-    rules: restrict(['**/src/jms/**', '**/src/store/**', '**/src/bridge/**', '**/src/config/**', '**/src/admin/**', '**/src/cli/**']),
+    rules: restrict([
+      '**/src/jms/**',
+      '**/src/store/**',
+      '**/src/bridge/**',
+      '**/src/config/**',
+      '**/src/admin/**',
+      '**/src/cli/**',
+    ]),
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

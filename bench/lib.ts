@@ -50,7 +50,9 @@ export function printTable(title: string, rows: readonly Record<string, unknown>
 
 /** Prints the machine-readable result line. */
 export function printJson(benchmark: string, result: Record<string, unknown>): void {
-  console.log(`BENCH ${JSON.stringify({ benchmark, ...result }, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}`);
+  console.log(
+    `BENCH ${JSON.stringify({ benchmark, ...result }, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}`,
+  );
 }
 
 /** A target check: prints PASS/FAIL and remembers failures for the exit code. */
@@ -61,8 +63,12 @@ export function target(description: string, ok: boolean): boolean {
 }
 
 function format(value: unknown): string {
-  if (typeof value === 'number') return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(2);
-  return String(value ?? '');
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? value.toLocaleString('en-US') : value.toFixed(2);
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string'
+    ? value
+    : JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
 }
 
 function round(value: number): number {

@@ -17,7 +17,9 @@ const files = readdirSync(here)
 let failed = 0;
 for (const file of files) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, file)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(here, file)], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed++;
 }
 console.log(`\n${files.length - failed} benchmarks met their targets, ${failed} did not`);

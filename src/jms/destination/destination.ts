@@ -23,9 +23,12 @@ export abstract class Destination {
     return other != null && other.kind === this.kind && other.name === this.name;
   }
 
+  #key: string | undefined;
+
   /** `queue://orders` / `topic://prices`: the form used in logs, the admin API and the store. */
   toString(): string {
-    return `${this.kind}://${this.name}`;
+    // Computed once: the engine looks destinations up by it on every send.
+    return (this.#key ??= `${this.kind}://${this.name}`);
   }
 }
 

@@ -65,8 +65,10 @@ export class BytesMessage extends Message {
   }
 
   #take(bytes: number): number {
-    if (!this.bodyReadOnly) throw new MessageNotWriteableError('bytes message is write-only until reset() or receipt');
-    if (this.#position + bytes > this.#length) throw new MessageEOFError('read past the end of the bytes message');
+    if (!this.bodyReadOnly)
+      throw new MessageNotWriteableError('bytes message is write-only until reset() or receipt');
+    if (this.#position + bytes > this.#length)
+      throw new MessageEOFError('read past the end of the bytes message');
     const offset = this.#position;
     this.#position += bytes;
     return offset;

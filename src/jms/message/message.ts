@@ -38,19 +38,37 @@ export const DEFAULT_PRIORITY = 4;
 /** Properties a client may set although they start with the reserved `JMSX` prefix (message groups, ORD-4). */
 const CLIENT_SETTABLE_JMSX = new Set(['JMSXGroupID', 'JMSXGroupSeq']);
 /** Words of the selector grammar that can never be property names (SEL-1). */
-const SELECTOR_KEYWORDS = new Set(['NULL', 'TRUE', 'FALSE', 'NOT', 'AND', 'OR', 'BETWEEN', 'LIKE', 'IN', 'IS', 'ESCAPE']);
+const SELECTOR_KEYWORDS = new Set([
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'NOT',
+  'AND',
+  'OR',
+  'BETWEEN',
+  'LIKE',
+  'IN',
+  'IS',
+  'ESCAPE',
+]);
 const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
 
 /** Checks that a name can be a property a client sets: an identifier, not a keyword, not reserved. */
 export function checkPropertyName(name: string): void {
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
-    throw new InvalidArgumentError(`property name '${String(name)}' is not a valid identifier (a letter, '_' or '$', then letters, digits, '_' or '$')`);
+    throw new InvalidArgumentError(
+      `property name '${String(name)}' is not a valid identifier (a letter, '_' or '$', then letters, digits, '_' or '$')`,
+    );
   }
   if (SELECTOR_KEYWORDS.has(name.toUpperCase())) {
-    throw new InvalidArgumentError(`property name '${name}' is a selector keyword and cannot name a property`);
+    throw new InvalidArgumentError(
+      `property name '${name}' is a selector keyword and cannot name a property`,
+    );
   }
   if (name.startsWith('JMS') && !CLIENT_SETTABLE_JMSX.has(name)) {
-    throw new InvalidArgumentError(`property name '${name}' is reserved: names starting with 'JMS' belong to the provider (except 'JMSXGroupID' and 'JMSXGroupSeq')`);
+    throw new InvalidArgumentError(
+      `property name '${name}' is reserved: names starting with 'JMS' belong to the provider (except 'JMSXGroupID' and 'JMSXGroupSeq')`,
+    );
   }
 }
 
@@ -192,7 +210,8 @@ export class Message {
   }
 
   setBooleanProperty(name: string, value: boolean): void {
-    if (typeof value !== 'boolean') throw new MessageFormatError(`property '${name}': ${String(value)} is not a boolean`);
+    if (typeof value !== 'boolean')
+      throw new MessageFormatError(`property '${name}': ${String(value)} is not a boolean`);
     this.#putProperty(name, { type: 'boolean', value });
   }
   setByteProperty(name: string, value: number): void {
@@ -215,7 +234,8 @@ export class Message {
     this.#putProperty(name, { type: 'double', value: checkNumber(name, value) });
   }
   setStringProperty(name: string, value: string): void {
-    if (typeof value !== 'string') throw new MessageFormatError(`property '${name}': ${String(value)} is not a string`);
+    if (typeof value !== 'string')
+      throw new MessageFormatError(`property '${name}': ${String(value)} is not a string`);
     this.#putProperty(name, { type: 'string', value });
   }
   /**
@@ -272,7 +292,9 @@ export class Message {
 
   #putProperty(name: string, value: TypedValue): void {
     if (this.#propertiesReadOnly) {
-      throw new MessageNotWriteableError(`properties of a received message are read-only; call clearProperties() first (property '${name}')`);
+      throw new MessageNotWriteableError(
+        `properties of a received message are read-only; call clearProperties() first (property '${name}')`,
+      );
     }
     checkPropertyName(name);
     this.#ownProperties().set(name, value);
@@ -296,7 +318,10 @@ export class Message {
 
   /** @internal Throws when the body is read-only (a received message). */
   protected checkBodyWritable(): void {
-    if (this.bodyReadOnly) throw new MessageNotWriteableError('the body of a received message is read-only; call clearBody() first');
+    if (this.bodyReadOnly)
+      throw new MessageNotWriteableError(
+        'the body of a received message is read-only; call clearBody() first',
+      );
   }
 
   /** Size of the body in bytes, for statistics and quotas. */
@@ -316,7 +341,19 @@ export class Message {
     return null;
   }
 
+  /**
+   * Acknowledges this message (CLIENT_ACKNOWLEDGE): with policy "All", everything its session has
+   * received; with "Previous", this message and those received before it (SES-2). In other modes
+   * it does nothing, as in JMS.
+   */
+  acknowledge(): Promise<void> {
+    return this.acknowledger ? this.acknowledger() : Promise.resolve();
+  }
+
   // --- engine internals ---
+
+  /** @internal Set on a delivered copy by its session in CLIENT_ACKNOWLEDGE mode. */
+  acknowledger: (() => Promise<void>) | undefined = undefined;
 
   /** @internal Provider-owned JMSXDeliveryCount. */
   get deliveryCount(): number {
@@ -379,20 +416,25 @@ export class Message {
 }
 
 function checkNumber(name: string, value: number): number {
-  if (typeof value !== 'number') throw new MessageFormatError(`property '${name}': ${String(value)} is not a number`);
+  if (typeof value !== 'number')
+    throw new MessageFormatError(`property '${name}': ${String(value)} is not a number`);
   return value;
 }
 
 /** Checks a JMSPriority: an integer 0-9. */
 export function checkPriority(priority: number): void {
   if (!Number.isInteger(priority) || priority < 0 || priority > 9) {
-    throw new InvalidArgumentError(`priority ${String(priority)} is out of range (expected an integer from 0 to 9)`);
+    throw new InvalidArgumentError(
+      `priority ${String(priority)} is out of range (expected an integer from 0 to 9)`,
+    );
   }
 }
 
 /** Checks a JMSDeliveryMode: PERSISTENT (2) or NON_PERSISTENT (1). */
 export function checkDeliveryMode(mode: number): asserts mode is DeliveryModeValue {
   if (mode !== DeliveryMode.PERSISTENT && mode !== DeliveryMode.NON_PERSISTENT) {
-    throw new InvalidArgumentError(`delivery mode ${String(mode)} is not valid (expected DeliveryMode.PERSISTENT (2) or DeliveryMode.NON_PERSISTENT (1))`);
+    throw new InvalidArgumentError(
+      `delivery mode ${String(mode)} is not valid (expected DeliveryMode.PERSISTENT (2) or DeliveryMode.NON_PERSISTENT (1))`,
+    );
   }
 }

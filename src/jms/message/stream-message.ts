@@ -33,7 +33,8 @@ export class StreamMessage extends Message {
   }
 
   #next<T>(reader: (value: TypedValue | null, what: string) => T): T {
-    if (!this.bodyReadOnly) throw new MessageNotWriteableError('stream message is write-only until reset() or receipt');
+    if (!this.bodyReadOnly)
+      throw new MessageNotWriteableError('stream message is write-only until reset() or receipt');
     const item = this.#items[this.#position];
     if (item === undefined) throw new MessageEOFError('read past the end of the stream message');
     // As in JMS, a failed conversion leaves the position where it was so the item can be read another way.

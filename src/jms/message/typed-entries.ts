@@ -20,7 +20,8 @@ import {
 /** Builds a typed value for a write, checking range and type. */
 export const write = {
   boolean(value: boolean, what: string): TypedValue {
-    if (typeof value !== 'boolean') throw new MessageFormatError(`${what}: ${String(value)} is not a boolean`);
+    if (typeof value !== 'boolean')
+      throw new MessageFormatError(`${what}: ${String(value)} is not a boolean`);
     return { type: 'boolean', value };
   },
   byte: (value: number, what: string) => integerValue('byte', value, what),
@@ -30,11 +31,15 @@ export const write = {
   float: (value: number): TypedValue => floatValue(value),
   double: (value: number): TypedValue => ({ type: 'double', value }),
   char(value: string, what: string): TypedValue {
-    if (typeof value !== 'string' || value.length !== 1) throw new MessageFormatError(`${what}: '${String(value)}' is not a single character`);
+    if (typeof value !== 'string' || value.length !== 1)
+      throw new MessageFormatError(`${what}: '${String(value)}' is not a single character`);
     return { type: 'char', value };
   },
   string: (value: string): TypedValue => ({ type: 'string', value }),
-  bytes: (value: Uint8Array): TypedValue => ({ type: 'bytes', value: Uint8Array.prototype.slice.call(value) }),
+  bytes: (value: Uint8Array): TypedValue => ({
+    type: 'bytes',
+    value: Uint8Array.prototype.slice.call(value),
+  }),
 };
 
 /** Reads a typed value as the asked type; a null entry reads as JMS reads `null` of that type. */

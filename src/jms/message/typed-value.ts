@@ -7,7 +7,8 @@
 import { MessageFormatError } from '../errors.js';
 
 /** The Java types a typed value can carry. Properties use all but `char` and `bytes`. */
-export type ValueType = 'boolean' | 'byte' | 'short' | 'char' | 'int' | 'long' | 'float' | 'double' | 'string' | 'bytes';
+export type ValueType =
+  'boolean' | 'byte' | 'short' | 'char' | 'int' | 'long' | 'float' | 'double' | 'string' | 'bytes';
 
 /** One stored value with its type. `long` is a bigint so it keeps 64-bit precision. */
 export type TypedValue =
@@ -48,7 +49,9 @@ const WIDENS_TO: Readonly<Record<ValueType, readonly ValueType[]>> = {
 export function integerValue(type: 'byte' | 'short' | 'int', value: number, what: string): TypedValue {
   if (!Number.isInteger(value) || !inRange(BigInt(value), type)) {
     const [min, max] = INTEGER_RANGES[type];
-    throw new MessageFormatError(`${what}: ${String(value)} is not a ${type} (an integer from ${min} to ${max})`);
+    throw new MessageFormatError(
+      `${what}: ${String(value)} is not a ${type} (an integer from ${min} to ${max})`,
+    );
   }
   return { type, value };
 }
@@ -57,11 +60,14 @@ export function integerValue(type: 'byte' | 'short' | 'int', value: number, what
 export function longValue(value: bigint | number, what: string): TypedValue {
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) {
-      throw new MessageFormatError(`${what}: ${value} is not a safe integer; pass a bigint for exact 64-bit values`);
+      throw new MessageFormatError(
+        `${what}: ${value} is not a safe integer; pass a bigint for exact 64-bit values`,
+      );
     }
     value = BigInt(value);
   }
-  if (!inRange(value, 'long')) throw new MessageFormatError(`${what}: ${value} does not fit in a 64-bit long`);
+  if (!inRange(value, 'long'))
+    throw new MessageFormatError(`${what}: ${value} does not fit in a 64-bit long`);
   return { type: 'long', value };
 }
 
@@ -76,7 +82,9 @@ function inRange(value: bigint, type: IntegerType): boolean {
 }
 
 function conversionError(what: string, from: ValueType, to: ValueType): MessageFormatError {
-  return new MessageFormatError(`${what} is a ${from} and cannot be read as ${to === 'string' ? 'a string' : `a ${to}`}`);
+  return new MessageFormatError(
+    `${what} is a ${from} and cannot be read as ${to === 'string' ? 'a string' : `a ${to}`}`,
+  );
 }
 
 function checkConvertible(stored: TypedValue, to: ValueType, what: string): void {
@@ -186,7 +194,9 @@ export function fromObject(value: unknown, what: string): TypedValue {
         : { type: 'double', value };
     default:
       if (value instanceof Uint8Array) return { type: 'bytes', value };
-      throw new MessageFormatError(`${what}: a ${describe(value)} is not a valid value (use boolean, number, bigint or string)`);
+      throw new MessageFormatError(
+        `${what}: a ${describe(value)} is not a valid value (use boolean, number, bigint or string)`,
+      );
   }
 }
 

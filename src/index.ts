@@ -1,0 +1,69 @@
+/**
+ * jms-gateway's public API: the JMS engine, usable embedded in a Node program, with names that
+ * mirror Jakarta Messaging in camelCase. Every export is named.
+ */
+export { JmsEngine, type EngineOptions } from './jms/engine.js';
+export { type Clock, systemClock } from './jms/clock.js';
+export { type EngineLogger, silentLogger } from './jms/logger.js';
+export { ConnectionFactory, type ConnectionFactoryOptions } from './jms/client/connection-factory.js';
+export { Connection, type ExceptionListener } from './jms/client/connection.js';
+export { Session } from './jms/client/session.js';
+export { MessageProducer, type SendOptions } from './jms/client/producer.js';
+export { MessageConsumer, type MessageListener } from './jms/client/consumer.js';
+export { QueueBrowser } from './jms/client/queue-browser.js';
+export { Requestor } from './jms/client/requestor.js';
+export {
+  AcknowledgeMode,
+  type AcknowledgeModeValue,
+  type AcknowledgePolicy,
+} from './jms/client/acknowledge-mode.js';
+export {
+  Destination,
+  Queue,
+  Topic,
+  TemporaryQueue,
+  TemporaryTopic,
+  parseDestination,
+  type DestinationKind,
+} from './jms/destination/destination.js';
+export { type DestinationOptions, type ExpirationPolicy } from './jms/destination/destination-options.js';
+export { type DestinationKey } from './jms/destination/ordered-entries.js';
+export {
+  Message,
+  DeliveryMode,
+  DEFAULT_PRIORITY,
+  type DeliveryModeValue,
+  type BodyType,
+} from './jms/message/message.js';
+export { TextMessage } from './jms/message/text-message.js';
+export { XMLMessage } from './jms/message/xml-message.js';
+export { BytesMessage } from './jms/message/bytes-message.js';
+export { MapMessage } from './jms/message/map-message.js';
+export { StreamMessage } from './jms/message/stream-message.js';
+export { type TypedValue, type ValueType, type ObjectValue } from './jms/message/typed-value.js';
+export { type DestinationStatistics, type EngineStatistics, type PendingByCause } from './jms/statistics.js';
+export {
+  parseSchedule,
+  nextScheduledTime,
+  nextScheduledTimeRelative,
+  ScheduleSyntaxError,
+  type Schedule,
+} from './jms/schedule.js';
+export { parseSelector, type MessageSelector } from './jms/selector/index.js';
+export {
+  JMSError,
+  IllegalStateError,
+  InvalidSelectorError,
+  InvalidDestinationError,
+  InvalidClientIDError,
+  ResourceAllocationError,
+  MessageFormatError,
+  MessageNotWriteableError,
+  MessageEOFError,
+  TransactionRolledBackError,
+  InvalidArgumentError,
+  PoisonMessageError,
+  isPoison,
+} from './jms/errors.js';
+export { type MessageStore, type StoreOperation, type RecoveredState } from './jms/store-port.js';
+export { MemoryStore } from './store/memory-store.js';

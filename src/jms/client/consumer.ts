@@ -1,0 +1,228 @@
+/**
+ * A message consumer (SES-5): synchronous `receive` or an asynchronous listener, never both. It
+ * is what a backlog dispatches to: it has capacity while a receive waits, or while its listener
+ * window (MessagesMaximum, SES-6) has room.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ScheduledTimer } from '../clock.js';
+import type { Backlog, BacklogConsumer } from '../destination/backlog.js';
+import type { Destination } from '../destination/destination.js';
+import type { Subscription } from '../destination/destination-state.js';
+import type { Entry } from '../destination/entry.js';
+import { IllegalStateError, InvalidDestinationError } from '../errors.js';
+import type { Message } from '../message/message.js';
+import type { MessageSelector } from '../selector/index.js';
+import type { Session } from './session.js';
+
+/** Handles a delivered message; a returned promise is awaited before the next delivery. */
+export type MessageListener = (message: Message) => void | Promise<void>;
+
+/** Where a consumer reads from. */
+export interface ConsumerTarget {
+  backlog: Backlog;
+  destination: Destination;
+  /** The topic subscription it is attached to, if any. */
+  subscription: Subscription | null;
+}
+
+interface Waiter {
+  resolve(message: Message | null): void;
+  reject(error: unknown): void;
+  timer: ScheduledTimer | undefined;
+}
+
+/** Which session's listener the current async context runs in (so recover() inside a listener does not wait for itself). */
+const listenerContext = new AsyncLocalStorage<Session>();
+
+export class MessageConsumer implements BacklogConsumer {
+  readonly #session: Session;
+  readonly #target: ConsumerTarget;
+  readonly #selectorText: string | null;
+  readonly #waiters: Waiter[] = [];
+  #listener: MessageListener | null = null;
+  /** Entries handed to this consumer for its listener and not finished (queued or running). */
+  #inWindow = 0;
+  #closed = false;
+  /** Set during receiveNoWait: the consumer can take exactly one entry, synchronously. */
+  #immediate = false;
+  #immediateResult: Promise<Message | null> | undefined;
+
+  /** @internal Use the session's `createConsumer` and friends. */
+  constructor(
+    session: Session,
+    target: ConsumerTarget,
+    /** The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
+    readonly selector: MessageSelector | null,
+    selectorText: string | null,
+  ) {
+    this.#session = session;
+    this.#target = target;
+    this.#selectorText = selectorText;
+  }
+
+  /** @internal True when the current async context is running a listener of `session`. */
+  static inListenerOf(session: Session): boolean {
+    return listenerContext.getStore() === session;
+  }
+
+  /** The selector text given at creation, or null (SEL-5). */
+  getMessageSelector(): string | null {
+    return this.#selectorText;
+  }
+
+  /** The destination consumed from. */
+  getDestination(): Destination {
+    return this.#target.destination;
+  }
+
+  /** Whether this subscriber skips its own connection's messages (DST-4). */
+  getNoLocal(): boolean {
+    return this.#target.subscription?.spec.noLocal ?? false;
+  }
+
+  // --- BacklogConsumer ---
+
+  /** @internal */
+  hasCapacity(): boolean {
+    if (this.#closed || !this.#session.connection.started) return false;
+    if (this.#listener) return this.#inWindow < this.#session.connection.factoryOptions.messagesMaximum;
+    return this.#waiters.length > 0 || (this.#immediate && this.#immediateResult === undefined);
+  }
+
+  /** @internal */
+  accept(entry: Entry): void {
+    if (this.#listener) {
+      this.#inWindow++;
+      this.#session.enqueueForListener(this, entry, this.#target.backlog);
+      return;
+    }
+    const { message, written: stored } = this.#session.deliverToReceive(this, entry, this.#target.backlog);
+    if (this.#waiters.length === 0) {
+      this.#immediateResult = stored ? stored.then(() => message) : Promise.resolve(message);
+      return;
+    }
+    const waiter = this.#waiters.shift()!;
+    waiter.timer?.cancel();
+    if (!stored) waiter.resolve(message);
+    else stored.then(() => waiter.resolve(message), waiter.reject);
+  }
+
+  /** @internal The destination or subscription was deleted under this consumer (DST-6). */
+  backlogClosed(): void {
+    if (this.#closed) return;
+    if (this.#listener) {
+      this.#session.connection.reportError(
+        new InvalidDestinationError(`destination '${this.#target.destination.toString()}' was deleted`),
+      );
+    }
+    void this.close();
+  }
+
+  /** @internal Asks the backlog to dispatch (after start, or when the window frees up). */
+  backlogDispatch(): void {
+    if (!this.#closed) this.#target.backlog.dispatch();
+  }
+
+  // --- receiving ---
+
+  /**
+   * Waits for the next message. `timeoutMs` > 0 returns null after that long; 0 or none waits
+   * until a message comes or the consumer closes (SES-5).
+   */
+  receive(timeoutMs = 0): Promise<Message | null> {
+    this.#checkReceive();
+    return new Promise<Message | null>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, timer: undefined };
+      if (timeoutMs > 0) {
+        waiter.timer = this.#session.connection.engine.timers.after(timeoutMs, () => {
+          const index = this.#waiters.indexOf(waiter);
+          if (index >= 0) this.#waiters.splice(index, 1);
+          resolve(null);
+        });
+      }
+      this.#waiters.push(waiter);
+      this.#target.backlog.dispatch();
+    });
+  }
+
+  /** Returns a message available now, or null; never waits for one to arrive (SES-5). */
+  receiveNoWait(): Promise<Message | null> {
+    try {
+      this.#checkReceive();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A synchronous take: the backlog dispatches to this consumer while #immediate is set.
+    this.#immediate = true;
+    this.#target.backlog.dispatch();
+    this.#immediate = false;
+    const result = this.#immediateResult ?? Promise.resolve(null);
+    this.#immediateResult = undefined;
+    return result;
+  }
+
+  #checkReceive(): void {
+    if (this.#closed) throw new IllegalStateError('consumer is closed');
+    this.#session.checkOpen();
+    if (this.#listener)
+      throw new IllegalStateError(
+        'this consumer has a message listener: it cannot also receive synchronously',
+      );
+  }
+
+  /** Sets (or, with null, removes) the asynchronous listener. */
+  setMessageListener(listener: MessageListener | null): void {
+    if (this.#closed) throw new IllegalStateError('consumer is closed');
+    if (listener && this.#waiters.length > 0)
+      throw new IllegalStateError('a receive is pending on this consumer: it cannot also have a listener');
+    this.#listener = listener;
+    if (listener) this.#target.backlog.dispatch();
+  }
+
+  getMessageListener(): MessageListener | null {
+    return this.#listener;
+  }
+
+  /** @internal Runs the listener on one entry, then acknowledges it (AUTO) or puts it back (it threw, SES-4). */
+  async runListener(entry: Entry, backlog: Backlog): Promise<void> {
+    const message = this.#session.deliver(this, entry, backlog);
+    try {
+      await listenerContext.run(this.#session, async () => {
+        await this.#listener?.(message);
+      });
+      await this.#session.autoAcknowledge(entry);
+    } catch (error) {
+      this.#session.redeliverAfterFailure(entry);
+      this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.#inWindow--;
+      this.backlogDispatch();
+    }
+  }
+
+  /** @internal A message of this consumer was acknowledged or released. */
+  acknowledged(): void {}
+
+  /** @internal Prefetched entries were taken back by the session (recover, rollback). */
+  resetWindow(prefetched: readonly { consumer: MessageConsumer }[]): void {
+    for (const queued of prefetched) if (queued.consumer === this) this.#inWindow--;
+  }
+
+  /** Closes the consumer: a pending receive returns null; unacknowledged messages go back (SES-4). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.timer?.cancel();
+      waiter.resolve(null);
+    }
+    if (!MessageConsumer.inListenerOf(this.#session)) await this.#session.idle();
+    this.#target.backlog.removeConsumer(this);
+    this.#session.consumerClosed(this);
+    if (this.#target.subscription) this.#session.connection.engine.consumerLeft(this.#target.subscription);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+}

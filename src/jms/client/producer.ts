@@ -1,0 +1,216 @@
+/**
+ * A message producer: stamps the provider-owned headers at send (MSG-1), chooses persistence,
+ * and hands the message to the engine. A persistent send resolves once the store has it (PER-1).
+ */
+import type { Destination } from '../destination/destination.js';
+import type { DestinationState } from '../destination/destination-state.js';
+import { StoredMessage } from '../destination/entry.js';
+import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
+import {
+  DEFAULT_PRIORITY,
+  DeliveryMode,
+  type DeliveryModeValue,
+  type Message,
+  checkDeliveryMode,
+  checkPriority,
+} from '../message/message.js';
+import type { Session } from './session.js';
+
+/** Per-send overrides of the producer's settings. */
+export interface SendOptions {
+  deliveryMode?: DeliveryModeValue;
+  priority?: number;
+  /** Ms until the message expires; 0 = never (DLV-4). */
+  timeToLive?: number;
+  /** Ms until the message may be delivered (DLV-5). */
+  deliveryDelay?: number;
+}
+
+export class MessageProducer {
+  readonly #session: Session;
+  readonly #destination: Destination | null;
+  #deliveryMode: DeliveryModeValue = DeliveryMode.PERSISTENT;
+  #priority = DEFAULT_PRIORITY;
+  #timeToLive = 0;
+  #deliveryDelay = 0;
+  #redeliveryLimit = -1;
+  #sendTimeout: number;
+  #disableMessageTimestamp = false;
+  #closed = false;
+  #state: DestinationState | undefined;
+
+  /** @internal Use `session.createProducer()`. */
+  constructor(session: Session, destination: Destination | null) {
+    this.#session = session;
+    this.#destination = destination;
+    this.#sendTimeout = session.connection.factoryOptions.sendTimeout;
+  }
+
+  getDestination(): Destination | null {
+    return this.#destination;
+  }
+
+  setDeliveryMode(mode: DeliveryModeValue): void {
+    checkDeliveryMode(mode);
+    this.#deliveryMode = mode;
+  }
+  getDeliveryMode(): DeliveryModeValue {
+    return this.#deliveryMode;
+  }
+  setPriority(priority: number): void {
+    checkPriority(priority);
+    this.#priority = priority;
+  }
+  getPriority(): number {
+    return this.#priority;
+  }
+  /** Ms a message lives; 0 = forever (DLV-4). */
+  setTimeToLive(timeToLive: number): void {
+    this.#timeToLive = checkMs(timeToLive, 'time to live');
+  }
+  getTimeToLive(): number {
+    return this.#timeToLive;
+  }
+  /** Ms before a sent message becomes visible (JMS 2.0 delivery delay, WebLogic time-to-deliver; DLV-5). */
+  setDeliveryDelay(delay: number): void {
+    this.#deliveryDelay = checkMs(delay, 'delivery delay');
+  }
+  getDeliveryDelay(): number {
+    return this.#deliveryDelay;
+  }
+  /** WebLogic name for {@link setDeliveryDelay}. */
+  setTimeToDeliver(delay: number): void {
+    this.setDeliveryDelay(delay);
+  }
+  /** Redeliveries before a message is undeliverable; -1 = no limit; a destination override wins (DLV-2). */
+  setRedeliveryLimit(limit: number): void {
+    if (!Number.isInteger(limit) || limit < -1)
+      throw new InvalidArgumentError(
+        `redelivery limit ${String(limit)} is not valid (expected -1 or an integer >= 0)`,
+      );
+    this.#redeliveryLimit = limit;
+  }
+  getRedeliveryLimit(): number {
+    return this.#redeliveryLimit;
+  }
+  /** Ms a send blocked by a full destination waits before failing (DLV-7). */
+  setSendTimeout(timeout: number): void {
+    this.#sendTimeout = checkMs(timeout, 'send timeout');
+  }
+  getSendTimeout(): number {
+    return this.#sendTimeout;
+  }
+  setDisableMessageTimestamp(disable: boolean): void {
+    this.#disableMessageTimestamp = disable;
+  }
+
+  /** Sends to the producer's destination. */
+  send(message: Message, options?: SendOptions): Promise<void>;
+  /** Sends to the given destination (for a producer created without one). */
+  send(destination: Destination, message: Message, options?: SendOptions): Promise<void>;
+  send(first: Destination | Message, second?: Message | SendOptions, third?: SendOptions): Promise<void> {
+    try {
+      if (isMessage(first))
+        return this.#send(this.#destination, first, (second as SendOptions | undefined) ?? {});
+      if (this.#destination)
+        throw new InvalidArgumentError(
+          'this producer has a destination: send the message without naming another',
+        );
+      return this.#send(first, second as Message, third ?? {});
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #send(destination: Destination | null, message: Message, options: SendOptions): Promise<void> {
+    if (this.#closed) throw new IllegalStateError('producer is closed');
+    this.#session.checkOpen();
+    if (!isMessage(message)) throw new InvalidArgumentError('send needs a message');
+    if (!destination)
+      throw new InvalidDestinationError('no destination: the producer has none and the send named none');
+    const engine = this.#session.connection.engine;
+    const state = this.#resolve(destination);
+    const settings = this.#settings(options);
+    const now = engine.clock.now();
+    const seq = engine.nextSeq();
+    const persistent = settings.deliveryMode === DeliveryMode.PERSISTENT && !destination.temporary;
+    const timeToLive = state.options.timeToLiveOverride ?? settings.timeToLive;
+    const deliveryTime = engine.deliveryTime(state, now, settings.deliveryDelay);
+
+    message.setJMSDestination(state.handle);
+    // Persistent messages to a temporary destination are silently made non-persistent (DST-5).
+    message.setJMSDeliveryMode(persistent ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT);
+    message.setJMSPriority(settings.priority);
+    message.setJMSTimestamp(this.#disableMessageTimestamp ? 0 : now);
+    message.setJMSExpiration(timeToLive > 0 ? now + timeToLive : 0);
+    message.setJMSDeliveryTime(deliveryTime);
+    message.setJMSMessageID(engine.messageIdFor(seq));
+    message.setJMSRedelivered(false);
+    message.deliveryCount = 0;
+
+    const copy = message.copy();
+    const stored = new StoredMessage(
+      copy,
+      seq,
+      copy.getSize(),
+      persistent && state.options.storeEnabled !== false,
+      this.#session.connection.id,
+      this.#session.connection.getClientID(),
+    );
+    stored.redeliveryLimit = this.#redeliveryLimit;
+    stored.scheduled = deliveryTime > now;
+    const admitted = engine.admit(state, stored, this.#sendTimeout);
+    if (admitted) await admitted;
+    const routed = engine.route(state, stored);
+    if (this.#session.transacted) {
+      this.#session.holdUncommitted(stored, routed);
+      return;
+    }
+    if (stored.persistent) {
+      const operations = engine.sendOperations(stored, routed);
+      if (operations.length > 0) await engine.commit(operations);
+    }
+    for (const { backlog, entry } of routed) backlog.add(entry);
+  }
+
+  /** The producer's own destination is looked up once and kept until it is deleted. */
+  #resolve(destination: Destination): DestinationState {
+    if (destination !== this.#destination)
+      return this.#session.connection.engine.resolve(destination, 'send');
+    if (!this.#state || this.#state.deleted)
+      this.#state = this.#session.connection.engine.resolve(destination, 'send');
+    return this.#state;
+  }
+
+  #settings(options: SendOptions): Required<SendOptions> {
+    const deliveryMode = options.deliveryMode ?? this.#deliveryMode;
+    checkDeliveryMode(deliveryMode);
+    const priority = options.priority ?? this.#priority;
+    checkPriority(priority);
+    return {
+      deliveryMode,
+      priority,
+      timeToLive: checkMs(options.timeToLive ?? this.#timeToLive, 'time to live'),
+      deliveryDelay: checkMs(options.deliveryDelay ?? this.#deliveryDelay, 'delivery delay'),
+    };
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#session.producerClosed(this);
+  }
+}
+
+function isMessage(value: unknown): value is Message {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as Message).getJMSMessageID === 'function'
+  );
+}
+
+function checkMs(value: number, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidArgumentError(`${what} ${String(value)} is not valid (expected a number of ms >= 0)`);
+  }
+  return value;
+}

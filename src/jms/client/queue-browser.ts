@@ -1,0 +1,53 @@
+import type { QueueState } from '../destination/destination-state.js';
+import type { Queue } from '../destination/destination.js';
+import { IllegalStateError } from '../errors.js';
+import type { Message } from '../message/message.js';
+import type { MessageSelector } from '../selector/index.js';
+import type { Session } from './session.js';
+
+/**
+ * Looks at a queue's available messages in delivery order without consuming them (DST-7).
+ * Pending messages (uncommitted, scheduled, delayed, delivered) are not shown.
+ */
+export class QueueBrowser {
+  #closed = false;
+
+  /** @internal Use `session.createBrowser()`. */
+  constructor(
+    private readonly session: Session,
+    private readonly state: QueueState,
+    private readonly selector: MessageSelector,
+  ) {}
+
+  getQueue(): Queue {
+    return this.state.handle as Queue;
+  }
+
+  getMessageSelector(): string | null {
+    return this.selector.text;
+  }
+
+  /** A snapshot of the available messages now, as read-only copies. */
+  getEnumeration(): Message[] {
+    if (this.#closed) throw new IllegalStateError('browser is closed');
+    const messages: Message[] = [];
+    for (const entry of this.state.backlog.browse(this.selector.text === null ? null : this.selector)) {
+      const copy = entry.message.copy();
+      copy.deliveryCount = entry.deliveryCount;
+      copy.setJMSRedelivered(entry.deliveryCount > 0);
+      copy.markReadOnly();
+      messages.push(copy);
+    }
+    return messages;
+  }
+
+  [Symbol.iterator](): Iterator<Message> {
+    return this.getEnumeration()[Symbol.iterator]();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.session.browserClosed(this);
+  }
+}

@@ -1,0 +1,588 @@
+/**
+ * A session (SES-2..5): the unit of acknowledgement and transactions, and the one thread of
+ * delivery for its listeners. It keeps, in delivery order, every message handed to the
+ * application and not yet acknowledged, so recover and rollback can put them back in order.
+ */
+import type { Backlog } from '../destination/backlog.js';
+import {
+  type Destination,
+  Queue,
+  type TemporaryQueue,
+  type TemporaryTopic,
+  Topic,
+} from '../destination/destination.js';
+import type { Entry, StoredMessage } from '../destination/entry.js';
+import type { Routed } from '../engine.js';
+import { IllegalStateError, InvalidDestinationError, TransactionRolledBackError } from '../errors.js';
+import { BytesMessage } from '../message/bytes-message.js';
+import { MapMessage } from '../message/map-message.js';
+import { Message } from '../message/message.js';
+import { StreamMessage } from '../message/stream-message.js';
+import { TextMessage } from '../message/text-message.js';
+import { XMLMessage } from '../message/xml-message.js';
+import { parseSelector } from '../selector/index.js';
+import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
+import type { Connection } from './connection.js';
+import { MessageConsumer, type ConsumerTarget } from './consumer.js';
+import { MessageProducer } from './producer.js';
+import { QueueBrowser } from './queue-browser.js';
+
+/** A message handed to the application and not yet acknowledged or committed. */
+interface Unacknowledged {
+  entry: Entry;
+  backlog: Backlog;
+  consumer: MessageConsumer;
+}
+
+/** A listener delivery waiting its turn in the session. */
+interface Queued {
+  consumer: MessageConsumer;
+  entry: Entry;
+  backlog: Backlog;
+}
+
+export class Session {
+  static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
+  static readonly CLIENT_ACKNOWLEDGE = AcknowledgeMode.CLIENT_ACKNOWLEDGE;
+  static readonly DUPS_OK_ACKNOWLEDGE = AcknowledgeMode.DUPS_OK_ACKNOWLEDGE;
+  static readonly NO_ACKNOWLEDGE = AcknowledgeMode.NO_ACKNOWLEDGE;
+  static readonly SESSION_TRANSACTED = AcknowledgeMode.SESSION_TRANSACTED;
+
+  readonly #consumers = new Set<MessageConsumer>();
+  readonly #producers = new Set<MessageProducer>();
+  readonly #browsers = new Set<QueueBrowser>();
+  #unacknowledged: Unacknowledged[] = [];
+  #uncommittedSends: { stored: StoredMessage; routed: Routed[] }[] = [];
+  readonly #listenerQueue: Queued[] = [];
+  #pumping: Promise<void> | undefined;
+  #closed = false;
+  /** Per-session override of the factory's redelivery delay (DLV-1); undefined = factory value. */
+  #redeliveryDelay: number | undefined;
+
+  /** @internal Use `connection.createSession()`. */
+  constructor(
+    readonly connection: Connection,
+    readonly acknowledgeMode: AcknowledgeModeValue,
+  ) {}
+
+  get transacted(): boolean {
+    return this.acknowledgeMode === AcknowledgeMode.SESSION_TRANSACTED;
+  }
+
+  /** JMS `getAcknowledgeMode`. */
+  getAcknowledgeMode(): AcknowledgeModeValue {
+    return this.acknowledgeMode;
+  }
+
+  getTransacted(): boolean {
+    return this.transacted;
+  }
+
+  /** Overrides the connection factory's redelivery delay for this session (DLV-1). */
+  setRedeliveryDelay(delayMs: number | undefined): void {
+    this.#redeliveryDelay = delayMs;
+  }
+
+  /** @internal The delay a rolled-back or recovered message waits; a destination override wins (DLV-1). */
+  redeliveryDelayFor(backlog: Backlog): number {
+    const override = this.connection.engine.redeliveryDelayOverride(backlog);
+    return override ?? this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
+  }
+
+  // --- factories for messages and destinations ---
+
+  createMessage(): Message {
+    return new Message();
+  }
+  createTextMessage(text: string | null = null): TextMessage {
+    return new TextMessage(text);
+  }
+  createXMLMessage(xml: string | null = null): XMLMessage {
+    return new XMLMessage(xml);
+  }
+  createBytesMessage(bytes?: Uint8Array): BytesMessage {
+    return new BytesMessage(bytes);
+  }
+  createMapMessage(): MapMessage {
+    return new MapMessage();
+  }
+  createStreamMessage(): StreamMessage {
+    return new StreamMessage();
+  }
+  /** A handle to a queue; it must exist or be creatable when used. */
+  createQueue(name: string): Queue {
+    return new Queue(name);
+  }
+  createTopic(name: string): Topic {
+    return new Topic(name);
+  }
+  createTemporaryQueue(): TemporaryQueue {
+    this.#checkOpen();
+    return this.connection.createTemporaryQueue();
+  }
+  createTemporaryTopic(): TemporaryTopic {
+    this.#checkOpen();
+    return this.connection.createTemporaryTopic();
+  }
+
+  // --- producers, consumers, browsers ---
+
+  /** A producer; with no destination, each send names one. */
+  createProducer(destination: Destination | null = null): MessageProducer {
+    this.#checkOpen();
+    if (destination) this.connection.engine.resolve(destination, 'create a producer');
+    const producer = new MessageProducer(this, destination);
+    this.#producers.add(producer);
+    return producer;
+  }
+
+  /** A consumer of a queue, or a non-durable subscriber of a topic (SES-5, DST-4). */
+  createConsumer(destination: Destination, selector: string | null = null, noLocal = false): MessageConsumer {
+    this.#checkOpen();
+    const state = this.connection.engine.resolve(destination, 'create a consumer');
+    this.#checkTemporaryOwner(destination);
+    const compiled = parseSelector(selector);
+    if (state.kind === 'queue') {
+      return this.#attach(
+        { backlog: state.backlog, destination: state.handle, subscription: null },
+        compiled,
+      );
+    }
+    const subscription = this.connection.engine.subscribe(state, {
+      name: null,
+      clientId: this.connection.getClientID(),
+      selector: compiled.text === null ? null : compiled,
+      noLocal,
+      durable: false,
+      shared: false,
+      connectionId: this.connection.id,
+    });
+    return this.#attach(
+      { backlog: subscription.backlog, destination: state.handle, subscription },
+      null,
+      compiled.text,
+    );
+  }
+
+  /** A durable subscriber (DST-3): needs a client id; one active subscriber at a time. */
+  createDurableSubscriber(
+    topic: Topic,
+    name: string,
+    selector: string | null = null,
+    noLocal = false,
+  ): MessageConsumer {
+    const clientId = this.connection.getClientID();
+    if (clientId === null)
+      throw new IllegalStateError(
+        'a durable subscription needs a client id: set one on the connection first',
+      );
+    return this.#subscribeNamed(topic, name, selector, noLocal, { durable: true, shared: false, clientId });
+  }
+
+  /** JMS 2.0 name for {@link createDurableSubscriber}. */
+  createDurableConsumer(
+    topic: Topic,
+    name: string,
+    selector: string | null = null,
+    noLocal = false,
+  ): MessageConsumer {
+    return this.createDurableSubscriber(topic, name, selector, noLocal);
+  }
+
+  /** A consumer of a shared non-durable subscription (JMS 2.0): consumers share its messages. */
+  createSharedConsumer(topic: Topic, name: string, selector: string | null = null): MessageConsumer {
+    return this.#subscribeNamed(topic, name, selector, false, {
+      durable: false,
+      shared: true,
+      clientId: this.connection.getClientID(),
+    });
+  }
+
+  /** A consumer of a shared durable subscription (JMS 2.0). */
+  createSharedDurableConsumer(topic: Topic, name: string, selector: string | null = null): MessageConsumer {
+    return this.#subscribeNamed(topic, name, selector, false, {
+      durable: true,
+      shared: true,
+      clientId: this.connection.getClientID(),
+    });
+  }
+
+  #subscribeNamed(
+    topic: Topic,
+    name: string,
+    selector: string | null,
+    noLocal: boolean,
+    kind: { durable: boolean; shared: boolean; clientId: string | null },
+  ): MessageConsumer {
+    this.#checkOpen();
+    if (typeof name !== 'string' || name.trim() === '')
+      throw new InvalidDestinationError('a subscription needs a non-empty name');
+    const state = this.connection.engine.resolve(topic, 'subscribe');
+    if (state.kind !== 'topic')
+      throw new InvalidDestinationError(`'${state.handle.toString()}' is not a topic`);
+    if (kind.durable && topic.temporary)
+      throw new InvalidDestinationError('a durable subscription cannot be made on a temporary topic');
+    this.#checkTemporaryOwner(topic);
+    const compiled = parseSelector(selector);
+    const subscription = this.connection.engine.subscribe(state, {
+      name,
+      clientId: kind.clientId,
+      selector: compiled.text === null ? null : compiled,
+      noLocal,
+      durable: kind.durable,
+      shared: kind.shared,
+      connectionId: this.connection.id,
+    });
+    return this.#attach(
+      { backlog: subscription.backlog, destination: state.handle, subscription },
+      null,
+      compiled.text,
+    );
+  }
+
+  /** Deletes a durable subscription (DST-3): refused while it is active or holds unacknowledged messages. */
+  unsubscribe(name: string): void {
+    this.#checkOpen();
+    this.connection.engine.unsubscribe(this.connection.getClientID(), name);
+  }
+
+  #attach(
+    target: ConsumerTarget,
+    selector: ReturnType<typeof parseSelector> | null,
+    selectorText: string | null = selector?.text ?? null,
+  ): MessageConsumer {
+    const consumer = new MessageConsumer(
+      this,
+      target,
+      selector?.text === null ? null : selector,
+      selectorText,
+    );
+    this.#consumers.add(consumer);
+    if (target.subscription) target.subscription.consumers++;
+    target.backlog.addConsumer(consumer);
+    return consumer;
+  }
+
+  /** A browser over a queue's available messages (DST-7). */
+  createBrowser(queue: Queue, selector: string | null = null): QueueBrowser {
+    this.#checkOpen();
+    const state = this.connection.engine.resolve(queue, 'create a browser');
+    if (state.kind !== 'queue')
+      throw new InvalidDestinationError(
+        `'${state.handle.toString()}' is not a queue: only queues can be browsed`,
+      );
+    const browser = new QueueBrowser(this, state, parseSelector(selector));
+    this.#browsers.add(browser);
+    return browser;
+  }
+
+  #checkTemporaryOwner(destination: Destination): void {
+    if (
+      destination.temporary &&
+      (destination as TemporaryQueue | TemporaryTopic).ownerConnectionId !== this.connection.id
+    ) {
+      throw new InvalidDestinationError(
+        `temporary destination '${destination.name}' belongs to another connection: only its own connection may consume from it`,
+      );
+    }
+  }
+
+  // --- delivery (internal) ---
+
+  /** @internal Queues a prefetched entry for the consumer's listener; delivered one at a time, in order (SES-5). */
+  enqueueForListener(consumer: MessageConsumer, entry: Entry, backlog: Backlog): void {
+    this.#listenerQueue.push({ consumer, entry, backlog });
+    this.#pump();
+  }
+
+  /** @internal The connection started: resume delivery. */
+  connectionStarted(): void {
+    for (const consumer of this.#consumers) consumer.backlogDispatch();
+    this.#pump();
+  }
+
+  #pump(): void {
+    if (this.#pumping || this.#closed || !this.connection.started) return;
+    this.#pumping = this.#runListeners().finally(() => {
+      this.#pumping = undefined;
+      if (this.#listenerQueue.length > 0 && this.connection.started && !this.#closed) this.#pump();
+    });
+  }
+
+  async #runListeners(): Promise<void> {
+    while (this.#listenerQueue.length > 0 && this.connection.started && !this.#closed) {
+      const queued = this.#listenerQueue.shift()!;
+      await queued.consumer.runListener(queued.entry, queued.backlog);
+    }
+  }
+
+  /** @internal Resolves when no listener is running (for `connection.stop()`). */
+  async idle(): Promise<void> {
+    await this.#pumping;
+  }
+
+  /**
+   * @internal Hands an entry to the application: counts the delivery (JMSXDeliveryCount,
+   * JMSRedelivered) and returns the read-only copy the application sees.
+   */
+  deliver(consumer: MessageConsumer, entry: Entry, backlog: Backlog): Message {
+    entry.deliveryCount++;
+    const message = entry.message.copy();
+    message.deliveryCount = entry.deliveryCount;
+    message.setJMSRedelivered(entry.deliveryCount > 1);
+    message.markReadOnly();
+    if (this.acknowledgeMode === AcknowledgeMode.NO_ACKNOWLEDGE) {
+      backlog.acknowledge(entry);
+      this.connection.engine.enqueue(this.connection.engine.ackOperations([{ entry, backlog }]));
+      return message;
+    }
+    this.#recordDelivery(consumer, entry, backlog, message);
+    return message;
+  }
+
+  /**
+   * @internal Hands an entry to a synchronous receive. In AUTO and DUPS_OK mode it is
+   * acknowledged as the receive returns (SES-2); `written` is the store write to wait for, if any.
+   */
+  deliverToReceive(
+    consumer: MessageConsumer,
+    entry: Entry,
+    backlog: Backlog,
+  ): { message: Message; written: Promise<void> | undefined } {
+    const mode = this.acknowledgeMode;
+    if (mode !== AcknowledgeMode.AUTO_ACKNOWLEDGE && mode !== AcknowledgeMode.DUPS_OK_ACKNOWLEDGE) {
+      return { message: this.deliver(consumer, entry, backlog), written: undefined };
+    }
+    entry.deliveryCount++;
+    const message = entry.message.copy();
+    message.deliveryCount = entry.deliveryCount;
+    message.setJMSRedelivered(entry.deliveryCount > 1);
+    message.markReadOnly();
+    return { message, written: this.#acknowledgeRecords([{ entry, backlog, consumer }]) };
+  }
+
+  #recordDelivery(consumer: MessageConsumer, entry: Entry, backlog: Backlog, message: Message): void {
+    const record = { entry, backlog, consumer };
+    this.#unacknowledged.push(record);
+    if (this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) {
+      message.acknowledger = () => this.#clientAcknowledge(record);
+    }
+  }
+
+  /**
+   * @internal Acknowledges one delivered entry now (AUTO / DUPS_OK after receive or listener).
+   * Returns a promise only when the store must be written, so non-persistent traffic stays synchronous.
+   */
+  autoAcknowledge(entry: Entry): Promise<void> | undefined {
+    const mode = this.acknowledgeMode;
+    if (mode !== AcknowledgeMode.AUTO_ACKNOWLEDGE && mode !== AcknowledgeMode.DUPS_OK_ACKNOWLEDGE)
+      return undefined;
+    // The entry just delivered is nearly always the newest one.
+    let index = this.#unacknowledged.length - 1;
+    while (index >= 0 && this.#unacknowledged[index]!.entry !== entry) index--;
+    if (index < 0) return undefined;
+    const record = this.#unacknowledged[index]!;
+    if (index === this.#unacknowledged.length - 1) this.#unacknowledged.pop();
+    else this.#unacknowledged.splice(index, 1);
+    return this.#acknowledgeRecords([record]);
+  }
+
+  /** @internal A listener threw in AUTO/DUPS_OK mode: the message is redelivered (SES-4). */
+  redeliverAfterFailure(entry: Entry): void {
+    if (this.transacted || this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) return;
+    const index = this.#unacknowledged.findIndex((u) => u.entry === entry);
+    if (index < 0) return;
+    const [record] = this.#unacknowledged.splice(index, 1);
+    this.#release([record!], true);
+  }
+
+  async #clientAcknowledge(record: Unacknowledged): Promise<void> {
+    if (this.#closed) throw new IllegalStateError('cannot acknowledge: the session is closed');
+    const index = this.#unacknowledged.indexOf(record);
+    if (index < 0) return; // already acknowledged, or recovered and not yet redelivered
+    const upTo =
+      this.connection.factoryOptions.acknowledgePolicy === 'previous'
+        ? index + 1
+        : this.#unacknowledged.length;
+    const records = this.#unacknowledged.splice(0, upTo);
+    await this.#acknowledgeRecords(records);
+  }
+
+  /** JMS 2.0 `Session.acknowledge()`: acknowledges everything this session has received (CLIENT mode). */
+  async acknowledge(): Promise<void> {
+    this.#checkOpen();
+    if (this.acknowledgeMode !== AcknowledgeMode.CLIENT_ACKNOWLEDGE) return;
+    await this.#acknowledgeRecords(this.#unacknowledged.splice(0));
+  }
+
+  #acknowledgeRecords(records: readonly Unacknowledged[]): Promise<void> | undefined {
+    if (records.length === 0) return undefined;
+    const engine = this.connection.engine;
+    const operations = engine.ackOperations(records);
+    for (const { entry, backlog, consumer } of records) {
+      backlog.acknowledge(entry);
+      engine.unitOfWorkDone(entry);
+      consumer.acknowledged();
+    }
+    return operations.length > 0 ? engine.commit(operations) : undefined;
+  }
+
+  // --- recover, commit, rollback ---
+
+  /**
+   * Stops delivery, marks every unacknowledged message redelivered and restarts from the oldest
+   * (SES-3). Messages prefetched for listeners and not yet seen go back too, so order holds.
+   */
+  async recover(): Promise<void> {
+    this.#checkOpen();
+    if (this.transacted)
+      throw new IllegalStateError('recover() is for non-transacted sessions; use rollback()');
+    await this.idleIfNotInListener();
+    this.#releaseAll(true);
+  }
+
+  /** Commits sends and receives as one atomic unit (SES-2). On a store failure everything rolls back. */
+  async commit(): Promise<void> {
+    this.#checkOpen();
+    if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
+    const engine = this.connection.engine;
+    const sends = this.#uncommittedSends;
+    const receives = this.#unacknowledged;
+    this.#uncommittedSends = [];
+    this.#unacknowledged = [];
+    const operations = [
+      ...sends.flatMap((send) => engine.sendOperations(send.stored, send.routed)),
+      ...engine.ackOperations(receives),
+    ];
+    try {
+      if (operations.length > 0) await engine.commit(operations);
+    } catch (error) {
+      this.#discardSends(sends);
+      this.#release(receives, true);
+      throw new TransactionRolledBackError(
+        'commit failed and the transaction was rolled back: the store did not accept it',
+        { cause: error },
+      );
+    }
+    for (const { entry, backlog, consumer } of receives) {
+      backlog.acknowledge(entry);
+      engine.unitOfWorkDone(entry);
+      consumer.acknowledged();
+    }
+    for (const send of sends) for (const { backlog, entry } of send.routed) backlog.add(entry);
+  }
+
+  /** Discards uncommitted sends and makes received messages available again, redelivered (SES-2). */
+  async rollback(): Promise<void> {
+    this.#checkOpen();
+    if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
+    await this.idleIfNotInListener();
+    this.#discardSends(this.#uncommittedSends);
+    this.#uncommittedSends = [];
+    this.#releaseAll(true);
+  }
+
+  /** @internal Records a send made in this transaction; it is pending until commit. */
+  holdUncommitted(stored: StoredMessage, routed: Routed[]): void {
+    for (const { backlog, entry } of routed) backlog.holdUncommitted(entry);
+    this.#uncommittedSends.push({ stored, routed });
+  }
+
+  #discardSends(sends: readonly { routed: Routed[] }[]): void {
+    for (const send of sends) for (const { backlog, entry } of send.routed) backlog.discardUncommitted(entry);
+  }
+
+  /** Puts back every unacknowledged and every prefetched message, oldest first. */
+  #releaseAll(withDelay: boolean): void {
+    const records = this.#unacknowledged;
+    this.#unacknowledged = [];
+    const prefetched = this.#listenerQueue.splice(0);
+    for (const consumer of this.#consumers) consumer.resetWindow(prefetched);
+    this.#release(records, withDelay, prefetched);
+  }
+
+  #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
+    const byBacklog = new Map<Backlog, { delayed: Entry[]; immediate: Entry[] }>();
+    const group = (backlog: Backlog) => {
+      let lists = byBacklog.get(backlog);
+      if (!lists) byBacklog.set(backlog, (lists = { delayed: [], immediate: [] }));
+      return lists;
+    };
+    for (const { entry, backlog, consumer } of records) {
+      consumer.acknowledged();
+      this.connection.engine.unitOfWorkDone(entry);
+      if (this.connection.engine.undeliverable(backlog, entry)) continue;
+      group(backlog)[withDelay ? 'delayed' : 'immediate'].push(entry);
+    }
+    for (const { entry, backlog } of prefetched) group(backlog).immediate.push(entry);
+    for (const [backlog, lists] of byBacklog) {
+      backlog.releaseMany(lists.immediate);
+      if (lists.delayed.length > 0) backlog.releaseMany(lists.delayed, this.redeliveryDelayFor(backlog));
+    }
+  }
+
+  /**
+   * Waits for the running listener unless called from inside it (a listener may call recover or
+   * rollback on its own session; waiting for itself would never end).
+   */
+  private async idleIfNotInListener(): Promise<void> {
+    if (MessageConsumer.inListenerOf(this)) return;
+    await this.idle();
+  }
+
+  // --- closing ---
+
+  /** @internal A consumer closed: return what it held that the application never saw, and, outside a transaction, what it did not acknowledge (SES-4). */
+  consumerClosed(consumer: MessageConsumer): void {
+    this.#consumers.delete(consumer);
+    const prefetched: Queued[] = [];
+    for (let i = this.#listenerQueue.length - 1; i >= 0; i--) {
+      if (this.#listenerQueue[i]!.consumer === consumer)
+        prefetched.unshift(...this.#listenerQueue.splice(i, 1));
+    }
+    let records: Unacknowledged[] = [];
+    if (!this.transacted) {
+      records = this.#unacknowledged.filter((u) => u.consumer === consumer);
+      this.#unacknowledged = this.#unacknowledged.filter((u) => u.consumer !== consumer);
+    }
+    this.#release(records, false, prefetched);
+  }
+
+  /** @internal */
+  producerClosed(producer: MessageProducer): void {
+    this.#producers.delete(producer);
+  }
+
+  /** @internal */
+  browserClosed(browser: QueueBrowser): void {
+    this.#browsers.delete(browser);
+  }
+
+  /** Closes the session: rolls back an open transaction, returns unacknowledged messages without delay, closes its consumers (SES-1). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.idleIfNotInListener();
+    this.#closed = true;
+    this.#discardSends(this.#uncommittedSends);
+    this.#uncommittedSends = [];
+    this.#releaseAll(false);
+    for (const consumer of [...this.#consumers]) await consumer.close();
+    for (const producer of [...this.#producers]) producer.close();
+    for (const browser of [...this.#browsers]) browser.close();
+    this.connection.sessionClosed(this);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** @internal */
+  checkOpen(): void {
+    this.#checkOpen();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new IllegalStateError('session is closed');
+    if (this.connection.closed) throw new IllegalStateError('connection is closed');
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Time for the engine. The engine never reads the wall clock or sets timers itself: it takes a
+ * {@link Clock} through its constructor, so tests drive redelivery delays, expiry and schedules
+ * with a fake clock instead of sleeping.
+ */
+
+/** A source of time and one-shot timers. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `callback` after `delayMs`; the returned value cancels it via {@link Clock.clearTimer}. */
+  setTimer(callback: () => void, delayMs: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/** The real clock. Timers are unref'd so a pending delay never keeps the process alive alone. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(callback, delayMs) {
+    const handle = setTimeout(callback, Math.max(0, delayMs));
+    handle.unref();
+    return handle;
+  },
+  clearTimer(handle) {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+};
+
+interface TimerNode {
+  due: number;
+  order: number;
+  callback: () => void;
+  cancelled: boolean;
+}
+
+/** A scheduled callback in a {@link TimerQueue}; `cancel()` is cheap and idempotent. */
+export interface ScheduledTimer {
+  readonly due: number;
+  cancel(): void;
+}
+
+/**
+ * The engine's one timer queue: a binary heap keyed by due time driving delivery times,
+ * redelivery delays, expiry scans and blocked-send timeouts. It keeps a single clock timer armed
+ * for the earliest entry, so a million delayed messages cost a million heap nodes, not timers.
+ */
+export class TimerQueue {
+  readonly #clock: Clock;
+  readonly #heap: TimerNode[] = [];
+  #order = 0;
+  #armedFor = Infinity;
+  #armed: unknown = undefined;
+  #closed = false;
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Number of live and cancelled-but-not-yet-popped timers. */
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** Runs `callback` at absolute time `due` (at once, asynchronously, if it is past). */
+  at(due: number, callback: () => void): ScheduledTimer {
+    const node: TimerNode = { due, order: this.#order++, callback, cancelled: false };
+    this.#push(node);
+    this.#arm();
+    return {
+      due,
+      cancel: () => {
+        node.cancelled = true;
+      },
+    };
+  }
+
+  /** Runs `callback` after `delayMs`. */
+  after(delayMs: number, callback: () => void): ScheduledTimer {
+    return this.at(this.#clock.now() + delayMs, callback);
+  }
+
+  /** Stops firing; pending callbacks are dropped. */
+  close(): void {
+    this.#closed = true;
+    if (this.#armed !== undefined) this.#clock.clearTimer(this.#armed);
+    this.#armed = undefined;
+    this.#heap.length = 0;
+  }
+
+  #arm(): void {
+    if (this.#closed) return;
+    const first = this.#heap[0];
+    if (!first || first.due >= this.#armedFor) return;
+    if (this.#armed !== undefined) this.#clock.clearTimer(this.#armed);
+    this.#armedFor = first.due;
+    this.#armed = this.#clock.setTimer(() => this.#fire(), first.due - this.#clock.now());
+  }
+
+  #fire(): void {
+    this.#armed = undefined;
+    this.#armedFor = Infinity;
+    const now = this.#clock.now();
+    for (let first = this.#heap[0]; first && first.due <= now; first = this.#heap[0]) {
+      this.#pop();
+      if (!first.cancelled) first.callback();
+    }
+    this.#arm();
+  }
+
+  #less(a: TimerNode, b: TimerNode): boolean {
+    return a.due < b.due || (a.due === b.due && a.order < b.order);
+  }
+
+  #push(node: TimerNode): void {
+    const heap = this.#heap;
+    heap.push(node);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#less(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < heap.length && this.#less(heap[left]!, heap[smallest]!)) smallest = left;
+      if (right < heap.length && this.#less(heap[right]!, heap[smallest]!)) smallest = right;
+      if (smallest === i) return;
+      [heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!];
+      i = smallest;
+    }
+  }
+}

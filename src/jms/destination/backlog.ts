@@ -1,0 +1,305 @@
+/**
+ * A backlog: the messages of one queue or one topic subscription, and the dispatch of them to
+ * its consumers. This is where the engine's ordering lives: available entries are kept in the
+ * destination's order (priority, then send order, unless the destination declares keys), a
+ * returned message goes back to where its sequence puts it, and each consumer takes the first
+ * available entry it may have.
+ *
+ * Dispatch never rescans the backlog on the hot path: a consumer without a selector reads the
+ * shared ordered set from its head; a consumer with a selector keeps its own ordered set of the
+ * entries its selector matched when they became available (SEL-7 for those already there).
+ */
+import type { ScheduledTimer, TimerQueue } from '../clock.js';
+import type { MessageSelector } from '../selector/index.js';
+import { BacklogStatistics } from './backlog-statistics.js';
+import type { Entry, EntryState } from './entry.js';
+import { type DestinationKey, type OrderedEntries, createOrderedEntries } from './ordered-entries.js';
+
+/** What a backlog needs of a consumer. */
+export interface BacklogConsumer {
+  /** Its selector; null takes everything. */
+  readonly selector: MessageSelector | null;
+  /** Whether it can take one more entry now (a pending receive, or room in its window). */
+  hasCapacity(): boolean;
+  /** Hands over an entry, already in state `delivered`. */
+  accept(entry: Entry): void;
+  /** Optional extra gate (units of order): false leaves the entry for someone else. */
+  mayTake?(entry: Entry): boolean;
+  /** The backlog was closed under it (its destination or subscription was deleted, DST-6). */
+  backlogClosed(): void;
+}
+
+/** What a backlog asks of its owner. */
+export interface BacklogHooks {
+  readonly timers: TimerQueue;
+  now(): number;
+  /** An entry is gone for good (expired, purged, moved): forget it in the store. Acknowledgements are stored by whoever acknowledges. */
+  removed(backlog: Backlog, entry: Entry): void;
+  /** An entry's time to live ran out; the owner applies the expiration policy (and removes it). */
+  expired(backlog: Backlog, entry: Entry): void;
+}
+
+interface ConsumerSlot {
+  consumer: BacklogConsumer;
+  /** Entries its selector matched, in order; undefined when it has no selector. */
+  candidates: OrderedEntries | undefined;
+}
+
+/** Options that shape a backlog. */
+export interface BacklogOptions {
+  /** Sort order other than priority-then-send-order (DST-1). */
+  keys?: readonly DestinationKey[];
+}
+
+export class Backlog {
+  readonly stats = new BacklogStatistics();
+  readonly #available: OrderedEntries;
+  readonly #keys: readonly DestinationKey[] | undefined;
+  readonly #slots: ConsumerSlot[] = [];
+  /** Entries waiting on a timer (delivery time, redelivery delay), so a purge can reach them. */
+  readonly #waiting = new Map<Entry, ScheduledTimer>();
+  #nextConsumer = 0;
+  #takes = 0;
+  #dispatching = false;
+  #dispatchAgain = false;
+  #closed = false;
+
+  constructor(
+    /** The store key: `queue://name` or the subscription key. */
+    readonly key: string,
+    private readonly hooks: BacklogHooks,
+    options: BacklogOptions = {},
+  ) {
+    this.#keys = options.keys;
+    this.#available = createOrderedEntries(options.keys);
+  }
+
+  /** Consumers attached now. */
+  get consumerCount(): number {
+    return this.#slots.length;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  // --- entries coming in ---
+
+  /** Counts a transactional send that is not committed yet (pending: uncommitted). */
+  holdUncommitted(entry: Entry): void {
+    this.#setState(entry, 'uncommitted');
+  }
+
+  /** Drops an uncommitted send (rollback). */
+  discardUncommitted(entry: Entry): void {
+    if (entry.state === 'uncommitted') this.#setState(entry, 'removed');
+  }
+
+  /**
+   * Takes in a sent (or committed) entry: invisible until its delivery time (DLV-5), then
+   * available. An entry already expired is expired at once.
+   */
+  add(entry: Entry): void {
+    if (this.#closed) return;
+    this.stats.messagesReceived++;
+    const deliveryTime = entry.message.getJMSDeliveryTime();
+    if (entry.stored.scheduled && deliveryTime > this.hooks.now())
+      this.#wait(entry, 'scheduled', deliveryTime);
+    else this.#makeAvailable(entry);
+  }
+
+  /**
+   * Puts back a delivered entry that was not acknowledged (rollback, recover, close, a listener
+   * that threw). After `delayMs` it is available again at its place in the order (DLV-1, ORD-2).
+   */
+  release(entry: Entry, delayMs = 0): void {
+    if (this.#closed || entry.state !== 'delivered') return;
+    entry.holder = undefined;
+    if (delayMs > 0) this.#wait(entry, 'delayed', this.hooks.now() + delayMs);
+    else this.#makeAvailable(entry);
+  }
+
+  /**
+   * Puts back several entries before dispatching any of them, so the oldest is redelivered first
+   * (ORD-2) rather than whichever was put back first.
+   */
+  releaseMany(entries: Iterable<Entry>, delayMs = 0): void {
+    const wasDispatching = this.#dispatching;
+    this.#dispatching = true;
+    try {
+      for (const entry of entries) this.release(entry, delayMs);
+    } finally {
+      this.#dispatching = wasDispatching;
+    }
+    if (!wasDispatching) this.dispatch();
+  }
+
+  /** Removes a delivered entry for good: its consumer acknowledged it. */
+  acknowledge(entry: Entry): void {
+    if (entry.state === 'removed') return;
+    this.#setState(entry, 'removed');
+    entry.holder = undefined;
+    this.stats.messagesAcknowledged++;
+  }
+
+  /** Removes an entry in any live state (expiry, admin delete, moves to an error destination). */
+  remove(entry: Entry, reason: 'expired' | 'deleted'): void {
+    if (entry.state === 'removed') return;
+    this.#waiting.get(entry)?.cancel();
+    this.#waiting.delete(entry);
+    if (reason === 'expired') this.stats.messagesExpired++;
+    this.#setState(entry, 'removed');
+    entry.holder = undefined;
+    this.hooks.removed(this, entry);
+  }
+
+  // --- consumers ---
+
+  /** Attaches a consumer; a selector consumer is tested against the messages already here (SEL-7). */
+  addConsumer(consumer: BacklogConsumer): void {
+    let candidates: OrderedEntries | undefined;
+    if (consumer.selector) {
+      candidates = createOrderedEntries(this.#keys);
+      for (const entry of this.#available.values()) {
+        if (this.#selects(consumer.selector, entry)) candidates.insert(entry);
+      }
+    }
+    this.#slots.push({ consumer, candidates });
+    this.dispatch();
+  }
+
+  /** Detaches a consumer; the caller returns the entries it held. */
+  removeConsumer(consumer: BacklogConsumer): void {
+    const index = this.#slots.findIndex((slot) => slot.consumer === consumer);
+    if (index >= 0) this.#slots.splice(index, 1);
+  }
+
+  /** Hands available entries to consumers with capacity, round-robin, until none can take more. */
+  dispatch(): void {
+    if (this.#dispatching) {
+      this.#dispatchAgain = true;
+      return;
+    }
+    this.#dispatching = true;
+    try {
+      do {
+        this.#dispatchAgain = false;
+        this.#dispatchRounds();
+      } while (this.#dispatchAgain);
+    } finally {
+      this.#dispatching = false;
+    }
+  }
+
+  #dispatchRounds(): void {
+    let progressed = true;
+    while (progressed && this.stats.byState.available.messages > 0) {
+      progressed = false;
+      const count = this.#slots.length;
+      for (let i = 0; i < count && i < this.#slots.length; i++) {
+        const slot = this.#slots[(this.#nextConsumer + i) % this.#slots.length]!;
+        if (!slot.consumer.hasCapacity()) continue;
+        const entry = this.#take(slot);
+        if (!entry) continue;
+        this.#nextConsumer = (this.#nextConsumer + i + 1) % this.#slots.length;
+        this.#setState(entry, 'delivered');
+        entry.holder = slot.consumer;
+        slot.consumer.accept(entry);
+        progressed = true;
+        break;
+      }
+    }
+  }
+
+  #take(slot: ConsumerSlot): Entry | undefined {
+    const set = slot.candidates ?? this.#available;
+    const gate = slot.consumer.mayTake?.bind(slot.consumer);
+    for (;;) {
+      const entry = set.first(gate);
+      if (!entry) return undefined;
+      if (this.#isExpired(entry)) {
+        this.hooks.expired(this, entry);
+        if (entry.state === 'available') this.remove(entry, 'expired');
+        continue;
+      }
+      this.#compactIfSparse(set);
+      return entry;
+    }
+  }
+
+  // --- reading ---
+
+  /** Available entries in delivery order, optionally through a selector (DST-7: pending ones are not shown). */
+  *browse(selector: MessageSelector | null = null): IterableIterator<Entry> {
+    const now = this.hooks.now();
+    for (const entry of this.#available.values()) {
+      const expiration = entry.message.getJMSExpiration();
+      if (expiration !== 0 && expiration <= now) continue;
+      if (selector === null || this.#selects(selector, entry)) yield entry;
+    }
+  }
+
+  /** Entries waiting on a timer (scheduled or delayed). */
+  waitingEntries(): IterableIterator<Entry> {
+    return this.#waiting.keys();
+  }
+
+  /** Closes the backlog: every live entry it can reach is removed (destination deleted). */
+  close(): void {
+    for (const entry of [...this.#available.values(), ...this.#waiting.keys()]) this.remove(entry, 'deleted');
+    this.#closed = true;
+    const consumers = this.#slots.map((slot) => slot.consumer);
+    this.#slots.length = 0;
+    for (const consumer of consumers) consumer.backlogClosed();
+  }
+
+  // --- internals ---
+
+  #isExpired(entry: Entry): boolean {
+    const expiration = entry.message.getJMSExpiration();
+    return expiration !== 0 && expiration <= this.hooks.now();
+  }
+
+  #selects(selector: MessageSelector, entry: Entry): boolean {
+    // A selector may test JMSRedelivered or JMSXDeliveryCount: show it this backlog's values.
+    const message = entry.message;
+    message.deliveryCount = entry.deliveryCount + 1;
+    message.setJMSRedelivered(entry.deliveryCount > 0);
+    return selector.matches(message);
+  }
+
+  #wait(entry: Entry, state: 'scheduled' | 'delayed', until: number): void {
+    this.#setState(entry, state);
+    this.#waiting.set(
+      entry,
+      this.hooks.timers.at(until, () => {
+        this.#waiting.delete(entry);
+        if (entry.state === state) this.#makeAvailable(entry);
+      }),
+    );
+  }
+
+  #makeAvailable(entry: Entry): void {
+    this.#setState(entry, 'available');
+    entry.generation++;
+    this.#available.insert(entry);
+    for (const slot of this.#slots) {
+      if (slot.candidates && this.#selects(slot.consumer.selector!, entry)) slot.candidates.insert(entry);
+    }
+    this.dispatch();
+  }
+
+  #setState(entry: Entry, state: EntryState): void {
+    this.stats.move(entry, entry.state, state);
+    entry.state = state;
+  }
+
+  /**
+   * Stale slots pile up when consumers take from the middle; compact once they outnumber live
+   * ones. Checked every 1024 takes: counting slots is not free.
+   */
+  #compactIfSparse(set: OrderedEntries): void {
+    if ((++this.#takes & 1023) !== 0) return;
+    if (set.slots > 2 * this.stats.byState.available.messages + 1024) set.compact();
+  }
+}

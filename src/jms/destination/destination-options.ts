@@ -1,0 +1,38 @@
+/**
+ * Per-destination settings, named after the WebLogic destination settings they come from. Every
+ * field is optional; an absent field takes the connection factory's or producer's value, or the
+ * default written on it.
+ */
+import type { DestinationKey } from './ordered-entries.js';
+
+/** What happens to an expired message (DLV-4). */
+export type ExpirationPolicy =
+  | { policy: 'discard' }
+  /** Logs the JMSMessageID and the listed fields (`%header%`, `%properties%`, or names). */
+  | { policy: 'log'; fields?: readonly string[] }
+  /** Moves it to the error destination. */
+  | { policy: 'redirect' };
+
+/** Settings of one queue or topic. */
+export interface DestinationOptions {
+  /** Sort order other than priority then send order (DST-1). Default: none. */
+  keys?: readonly DestinationKey[];
+  /** Whether PERSISTENT messages are written to the store (PER-4). Default true. */
+  storeEnabled?: boolean;
+  /** Redelivery delay in ms that wins over the factory and session values (DLV-1). */
+  redeliveryDelayOverride?: number;
+  /** Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 = no limit. */
+  redeliveryLimit?: number;
+  /** Where undeliverable and redirected expired messages go, as `queue://name` or `topic://name` (DLV-3). */
+  errorDestination?: string;
+  /** Time to live in ms that wins over the producer's; 0 = never expire (DLV-4). */
+  timeToLiveOverride?: number;
+  /** What to do with expired messages. Default: discard. */
+  expirationPolicy?: ExpirationPolicy;
+  /** Time to deliver that wins over the producer's: ms from the send, or a schedule (DLV-5). */
+  timeToDeliverOverride?: number | string;
+  /** Quota: most messages held (current + pending) (DLV-7). Default: unlimited. */
+  messagesMaximum?: number;
+  /** Quota: most bytes held (DLV-7). Default: unlimited. */
+  bytesMaximum?: number;
+}

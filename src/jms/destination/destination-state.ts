@@ -1,0 +1,120 @@
+/**
+ * The engine's state of each destination: a queue is one backlog; a topic is a set of
+ * subscriptions, each with its own backlog, found through a subscriber index (SEL-6).
+ */
+import { SubscriberIndex, parseSelector, type MessageSelector } from '../selector/index.js';
+import { Backlog, type BacklogHooks } from './backlog.js';
+import type { Destination } from './destination.js';
+import type { DestinationOptions } from './destination-options.js';
+import type { StoredMessage } from './entry.js';
+
+/** A queue's state. */
+export class QueueState {
+  readonly kind = 'queue' as const;
+  readonly backlog: Backlog;
+  deleted = false;
+
+  constructor(
+    readonly handle: Destination,
+    readonly options: DestinationOptions,
+    hooks: BacklogHooks,
+  ) {
+    this.backlog = new Backlog(handle.toString(), hooks, options.keys ? { keys: options.keys } : {});
+  }
+
+  get name(): string {
+    return this.handle.name;
+  }
+
+  /** The backlogs whose messages survive a restart. */
+  backlogs(): Backlog[] {
+    return [this.backlog];
+  }
+}
+
+/** What identifies a subscription and what it keeps. */
+export interface SubscriptionSpec {
+  /** Store key; for durable ones stable across restarts. */
+  key: string;
+  /** Subscription name (durable or shared); null for a plain non-durable subscriber. */
+  name: string | null;
+  clientId: string | null;
+  selector: MessageSelector | null;
+  noLocal: boolean;
+  durable: boolean;
+  shared: boolean;
+  /** For noLocal: the connection of a non-durable subscriber. */
+  connectionId: string | null;
+}
+
+/** One subscription of a topic (DST-2, DST-3). */
+export class Subscription {
+  readonly backlog: Backlog;
+  /** Consumers attached; an unshared durable subscription allows one (DST-3). */
+  consumers = 0;
+
+  constructor(
+    readonly topic: TopicState,
+    readonly spec: SubscriptionSpec,
+    hooks: BacklogHooks,
+  ) {
+    this.backlog = new Backlog(spec.key, hooks, topic.options.keys ? { keys: topic.options.keys } : {});
+  }
+
+  /** Whether a message published by this connection/client must skip it (DST-4). */
+  excludes(stored: StoredMessage): boolean {
+    if (!this.spec.noLocal) return false;
+    if (this.spec.durable && this.spec.clientId !== null) return stored.clientId === this.spec.clientId;
+    return stored.connectionId === this.spec.connectionId;
+  }
+}
+
+/** A topic's state. */
+export class TopicState {
+  readonly kind = 'topic' as const;
+  readonly #index = new SubscriberIndex<Subscription>();
+  readonly #subscriptions = new Set<Subscription>();
+  deleted = false;
+  /** Messages published with no subscription to take them. */
+  messagesUnrouted = 0;
+  /** Messages published, ever. */
+  messagesPublished = 0;
+
+  constructor(
+    readonly handle: Destination,
+    readonly options: DestinationOptions,
+  ) {}
+
+  get name(): string {
+    return this.handle.name;
+  }
+
+  add(subscription: Subscription): void {
+    this.#subscriptions.add(subscription);
+    this.#index.add(subscription, subscription.spec.selector ?? ALL);
+  }
+
+  remove(subscription: Subscription): void {
+    this.#subscriptions.delete(subscription);
+    this.#index.remove(subscription);
+  }
+
+  subscriptions(): IterableIterator<Subscription> {
+    return this.#subscriptions.values();
+  }
+
+  /** The subscriptions a published message goes to: selector matches, noLocal respected. */
+  route(stored: StoredMessage): Subscription[] {
+    return this.#index.match(stored.message).filter((subscription) => !subscription.excludes(stored));
+  }
+
+  backlogs(): Backlog[] {
+    return [...this.#subscriptions].filter((s) => s.spec.durable).map((s) => s.backlog);
+  }
+}
+
+/** A selector that takes everything, for subscriptions without one. */
+const ALL = parseSelector(null);
+
+/** A queue or topic's state. */
+export type DestinationState = QueueState | TopicState;

@@ -1,0 +1,71 @@
+/**
+ * The store port: what the engine asks of persistence. The engine calls it; `src/store` implements
+ * it (memory, embedded file store). Every change the engine makes to durable state goes through
+ * {@link MessageStore.commit} as one atomic batch, so a transaction's sends and acknowledgements
+ * land together or not at all, and a store can group the batches of many producers into one
+ * durable write (group commit).
+ */
+import type { Message } from './message/message.js';
+
+/** Identifies a backlog: a queue (`queue://orders`) or a durable subscription (`sub://client/name`). */
+export type BacklogKey = string;
+
+/** A definition the engine needs again after a restart (PER-2). */
+export interface DestinationRecord {
+  kind: 'queue' | 'topic';
+  name: string;
+  /** Options as given at creation, as plain JSON. */
+  options: Record<string, unknown>;
+}
+
+/** A durable subscription's definition (DST-3). */
+export interface SubscriptionRecord {
+  key: BacklogKey;
+  topic: string;
+  clientId: string | null;
+  name: string;
+  selector: string | null;
+  noLocal: boolean;
+  shared: boolean;
+}
+
+/** One change to durable state. */
+export type StoreOperation =
+  | { op: 'addMessage'; id: string; seq: number; message: Message }
+  | { op: 'addRef'; backlog: BacklogKey; id: string; seq: number; deliveryCount: number; notBefore: number }
+  | { op: 'updateRef'; backlog: BacklogKey; id: string; deliveryCount: number; notBefore: number }
+  | { op: 'removeRef'; backlog: BacklogKey; id: string }
+  | { op: 'putDestination'; destination: DestinationRecord }
+  | { op: 'removeDestination'; kind: 'queue' | 'topic'; name: string }
+  | { op: 'putSubscription'; subscription: SubscriptionRecord }
+  | { op: 'removeSubscription'; key: BacklogKey };
+
+/** A message reference found at recovery, with what it needs to resume (PER-1, PER-2). */
+export interface RecoveredRef {
+  backlog: BacklogKey;
+  id: string;
+  seq: number;
+  deliveryCount: number;
+  /** Earliest time it may be delivered again: a delivery time or a redelivery delay still to run. */
+  notBefore: number;
+  message: Message;
+}
+
+/** Everything a store hands back at start. */
+export interface RecoveredState {
+  destinations: DestinationRecord[];
+  subscriptions: SubscriptionRecord[];
+  refs: RecoveredRef[];
+  /** The highest message sequence used, so new sends sort after recovered ones. */
+  maxSeq: number;
+}
+
+/** The persistence port. Implementations must make `commit` atomic and durable before resolving. */
+export interface MessageStore {
+  /** Loads what a previous run left. Called once, before any commit. */
+  recover(): Promise<RecoveredState>;
+  /** Applies the operations atomically; resolves once they are durable. */
+  commit(operations: readonly StoreOperation[]): Promise<void>;
+  /** Flushes and releases the store. */
+  close(): Promise<void>;
+}
