@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Clock, TimerQueue, systemClock } from './clock.js';
-import { Backlog, type BacklogHooks } from './destination/backlog.js';
+import type { Backlog} from './destination/backlog.js';
+import { type BacklogHooks } from './destination/backlog.js';
 import { type Destination, Queue, Topic, parseDestination } from './destination/destination.js';
 import type { DestinationOptions } from './destination/destination-options.js';
 import {
@@ -100,7 +101,7 @@ export class JmsEngine {
     for (const record of recovered.destinations) {
       const handle = record.kind === 'queue' ? new Queue(record.name) : new Topic(record.name);
       if (!this.#destinations.has(handle.toString()))
-        this.#register(handle, record.options as DestinationOptions);
+        this.#register(handle, record.options);
     }
     for (const record of recovered.subscriptions) {
       const topic =

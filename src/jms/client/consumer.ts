@@ -104,7 +104,11 @@ export class MessageConsumer implements BacklogConsumer {
     const waiter = this.#waiters.shift()!;
     waiter.timer?.cancel();
     if (!stored) waiter.resolve(message);
-    else stored.then(() => waiter.resolve(message), waiter.reject);
+    else
+      stored.then(
+        () => waiter.resolve(message),
+        (error: unknown) => waiter.reject(error),
+      );
   }
 
   /** @internal The destination or subscription was deleted under this consumer (DST-6). */

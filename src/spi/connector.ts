@@ -1,0 +1,70 @@
+/**
+ * What a connector implements. A connector only moves messages to and from one kind of broker and
+ * maps broker metadata to JMS headers and properties; the bridge runtime owns redelivery counts,
+ * backoff, limits, ordering, selectors and error destinations.
+ */
+import type { EngineLogger } from '../jms/logger.js';
+import type { Message } from '../jms/message/message.js';
+import type { ConfigSchema } from './config-schema.js';
+
+/** How the runtime settles one delivery from a source. Exactly one settle per delivery. */
+export type Outcome =
+  /** Done: the source may forget it (broker ack, offset commit). */
+  | { kind: 'ack' }
+  /** Not done: the source must deliver it again (broker nack/requeue, or keep the offset). */
+  | { kind: 'retry'; delayMs?: number }
+  /** Never deliverable: the source drops it (it has been parked in an error destination). */
+  | { kind: 'reject'; reason: Error };
+
+/** One message read from a source, waiting to be settled. */
+export interface Delivery {
+  readonly message: Message;
+  /**
+   * The ordering unit it belongs to when the source has one (a Kafka partition, an MQTT topic):
+   * the runtime keeps order within a unit and lets units proceed in parallel.
+   */
+  readonly orderingKey?: string;
+  /** Settles the delivery; called once. Resolves when the broker has been told. */
+  settle(outcome: Outcome): Promise<void>;
+}
+
+/** Reads messages from a broker. */
+export interface Source {
+  /** Connects; rejects with {@link NotConnectedError} (retried with backoff) or a configuration error. */
+  connect(signal: AbortSignal): Promise<void>;
+  /** The next delivery; waits until one arrives. Rejects with NotConnectedError when the connection drops. */
+  receive(signal: AbortSignal): Promise<Delivery>;
+  /** Stops reading; unsettled deliveries are returned to the broker (redelivered later). */
+  close(): Promise<void>;
+}
+
+/** Writes messages to a broker. */
+export interface Sink {
+  connect(signal: AbortSignal): Promise<void>;
+  /**
+   * Sends one message and resolves once the broker confirmed it (publisher confirm, PUBACK,
+   * acks=all). Rejects with NotConnectedError, BackOffError, or PoisonMessageError for a message
+   * the broker will never take.
+   */
+  send(message: Message, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What the runtime gives a connector. */
+export interface ConnectorContext {
+  /** The bridge's name, for logs and client ids. */
+  readonly name: string;
+  readonly logger: EngineLogger;
+}
+
+/** A connector type, as registered in `connectors/index.ts`. */
+export interface ConnectorDefinition<C = unknown> {
+  /** The YAML `type:`, unique. */
+  readonly type: string;
+  /** One line, for generated docs. */
+  readonly summary: string;
+  /** The endpoint's configuration: every field described, defaults declared. */
+  readonly config: ConfigSchema<C>;
+  createSource?(config: C, context: ConnectorContext): Source;
+  createSink?(config: C, context: ConnectorContext): Sink;
+}

@@ -1,0 +1,28 @@
+/**
+ * The connector SPI: everything a connector may import from the gateway. Connectors import
+ * nothing else of `src/` (enforced by lint).
+ */
+export type { Outcome, Delivery, Source, Sink, ConnectorContext, ConnectorDefinition } from './connector.js';
+export {
+  NotConnectedError,
+  BackOffError,
+  EndpointConfigurationError,
+  PoisonMessageError,
+  isPoison,
+} from './errors.js';
+export {
+  type FieldSpec,
+  type ConfigSchema,
+  defineSchema,
+  resolveConfig,
+  ConfigValidationError,
+} from './config-schema.js';
+export { Message, DeliveryMode, type BodyType, type DeliveryModeValue } from '../jms/message/message.js';
+export { TextMessage } from '../jms/message/text-message.js';
+export { XMLMessage } from '../jms/message/xml-message.js';
+export { BytesMessage } from '../jms/message/bytes-message.js';
+export { MapMessage } from '../jms/message/map-message.js';
+export { StreamMessage } from '../jms/message/stream-message.js';
+export { Queue, Topic, type Destination, parseDestination } from '../jms/destination/destination.js';
+export type { TypedValue, ValueType } from '../jms/message/typed-value.js';
+export type { EngineLogger } from '../jms/logger.js';
