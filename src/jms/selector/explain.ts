@@ -1,0 +1,108 @@
+/**
+ * The explanation tree behind `jms-gateway selector eval`: every sub-expression with the value it
+ * had for one message, so a user can see which part of a selector made it UNKNOWN. It evaluates
+ * each node with the same compiled closures matching uses, so it cannot disagree with `matches`;
+ * it recompiles per node, which is fine for a diagnostic and never used on the hot path.
+ */
+import type { Message } from '../message/message.js';
+import { childrenOf, type SelectorNode } from './ast.js';
+import { compileCondition, compileValue } from './compiler.js';
+import { isHeaderName } from './header-fields.js';
+import type { Value } from './values.js';
+import { parsedBodyOf } from './xpath/parsed-body.js';
+
+/** What an XPath function saw in the body. */
+export interface XPathExplanation {
+  /** The XPath expression. */
+  readonly expression: string;
+  /** For JMS_BEA_SELECT: the string value found, or null (NULL). Absent for the boolean XPATH form. */
+  readonly found?: string | null;
+  /** Whether the body could be searched: `xml`, `malformed` (not well-formed or has a DTD), or `not-text`. */
+  readonly body: 'xml' | 'malformed' | 'not-text';
+}
+
+/** One sub-expression and its value. */
+export interface Explanation {
+  /** The sub-expression as written in the selector. */
+  readonly text: string;
+  /** `TRUE`, `FALSE` or `UNKNOWN` for conditions; for values `NULL`, `'text'`, `42`, `TRUE`... */
+  readonly value: string;
+  /** True when `value` is a truth value (the node is a condition). */
+  readonly condition: boolean;
+  /** For identifiers: `header`, the property's type (`int`, `long`, `string`...), or `absent`. */
+  readonly type?: string;
+  /** For XPath functions: the expression and what it found. */
+  readonly xpath?: XPathExplanation;
+  /** Sub-expressions, literals left out. */
+  readonly children: readonly Explanation[];
+}
+
+/** Formats a truth value as the CLI prints it. */
+export function formatTruth(value: boolean | null): 'TRUE' | 'FALSE' | 'UNKNOWN' {
+  return value === null ? 'UNKNOWN' : value ? 'TRUE' : 'FALSE';
+}
+
+/** Formats a value in selector syntax: NULL, 'quoted', 42, TRUE. */
+export function formatValue(value: Value): string {
+  if (value === null || value === undefined) return 'NULL';
+  switch (typeof value) {
+    case 'string':
+      return `'${value.replace(/'/g, "''")}'`;
+    case 'boolean':
+      return value ? 'TRUE' : 'FALSE';
+    case 'number':
+    case 'bigint':
+      return String(value);
+    default:
+      return '(bytes)';
+  }
+}
+
+const VALUE_KINDS = new Set<SelectorNode['kind']>([
+  'literal',
+  'identifier',
+  'xpath-select',
+  'negate',
+  'arithmetic',
+]);
+
+/** Explains `node` for `message`; the root is always explained as a condition. */
+export function explainNode(
+  selector: string,
+  node: SelectorNode,
+  message: Message,
+  asCondition = true,
+): Explanation {
+  const isValue = VALUE_KINDS.has(node.kind) && !asCondition;
+  const value = isValue
+    ? formatValue(compileValue(node)(message))
+    : formatTruth(compileCondition(node)(message));
+  // Operands of AND, OR and NOT are read as truth values, even a bare boolean property.
+  const booleanPosition = node.kind === 'and' || node.kind === 'or' || node.kind === 'not';
+  const children = childrenOf(node)
+    .filter((child) => child.kind !== 'literal')
+    .map((child) => explainNode(selector, child, message, booleanPosition || !VALUE_KINDS.has(child.kind)));
+  return {
+    text: selector.slice(node.start, node.end),
+    value,
+    condition: !isValue,
+    ...identifierType(node, message),
+    ...xpathDetails(node, message),
+    children,
+  };
+}
+
+function identifierType(node: SelectorNode, message: Message): { type?: string } {
+  if (node.kind !== 'identifier') return {};
+  if (isHeaderName(node.name)) return { type: 'header' };
+  return { type: message.getTypedProperty(node.name)?.type ?? 'absent' };
+}
+
+function xpathDetails(node: SelectorNode, message: Message): { xpath?: XPathExplanation } {
+  if (node.kind !== 'xpath-select' && node.kind !== 'xpath-test') return {};
+  const parsed = parsedBodyOf(message);
+  const body = parsed === null ? 'not-text' : parsed.document === null ? 'malformed' : 'xml';
+  const expression = node.xpath.expression;
+  if (node.kind === 'xpath-test') return { xpath: { expression, body } };
+  return { xpath: { expression, found: node.xpath.selectString(message), body } };
+}

@@ -1,0 +1,8 @@
+/**
+ * Message selectors (SEL-1..7): the JMS SQL-92 subset, WebLogic's `JMS_BEA_SELECT` and the
+ * ActiveMQ/Artemis `XPATH` form on XML bodies, and the subscriber index for topic fan-out.
+ */
+export { parseSelector, type MessageSelector } from './message-selector.js';
+export { SubscriberIndex } from './subscriber-index.js';
+export { formatTruth, formatValue, type Explanation, type XPathExplanation } from './explain.js';
+export type { Truth } from './values.js';

@@ -1,0 +1,122 @@
+/**
+ * One XPath expression of a selector, compiled once when the selector is parsed (SEL-4): by the
+ * fast path when it is a simple path, and always by xpath.js, which validates the syntax and
+ * evaluates everything the fast path does not cover.
+ */
+import { createRequire } from 'node:module';
+import { DOMParser } from '@xmldom/xmldom';
+import type { Message } from '../../message/message.js';
+import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
+import { parsedBodyOf } from './parsed-body.js';
+
+interface XPathResult {
+  stringValue(): string;
+  booleanValue(): boolean;
+}
+interface XPathEvaluator {
+  evaluate(options: { node: unknown }): XPathResult;
+}
+interface XPathModule {
+  parse(expression: string): XPathEvaluator;
+}
+
+// Loaded through require with a local interface: the package's typings pull the DOM library into
+// the whole program, and `parse` (compile once, evaluate many) is not in them anyway.
+const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
+
+/** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
+export class InvalidXPathError extends Error {}
+
+/** A tiny document to evaluate new expressions on once, so unknown functions are reported at parse time. */
+const PROBE = new DOMParser({ onError: () => undefined }).parseFromString('<probe/>', 'text/xml');
+
+const STATIC_ERRORS =
+  /^(Unknown function|Cannot resolve QName|Function \S+ expects|Cannot convert|Path expression filter)/;
+const NAMESPACE_HINT =
+  " (namespace prefixes cannot be declared in a selector: match names with local-name(), e.g. /*[local-name()='order'])";
+
+/** A compiled XPath expression. */
+export class CompiledXPath {
+  /** The expression as written in the selector. */
+  readonly expression: string;
+  readonly #fast: FastPath | null;
+  readonly #evaluator: XPathEvaluator;
+
+  /** Compiles `expression`; throws InvalidXPathError when it is not valid XPath 1.0. */
+  constructor(expression: string) {
+    this.expression = expression;
+    try {
+      this.#evaluator = xpath.parse(expression);
+    } catch (error) {
+      throw new InvalidXPathError(`invalid XPath expression '${expression}': ${describe(error)}`, {
+        cause: error,
+      });
+    }
+    try {
+      this.#evaluator.evaluate({ node: PROBE }).stringValue();
+    } catch (error) {
+      const message = describe(error);
+      // Errors that fail on every document are reported now; others depend on the body.
+      if (STATIC_ERRORS.test(message)) {
+        const hint = message.startsWith('Cannot resolve QName') ? NAMESPACE_HINT : '';
+        throw new InvalidXPathError(`invalid XPath expression '${expression}': ${message}${hint}`, {
+          cause: error,
+        });
+      }
+    }
+    this.#fast = compileFastPath(expression);
+  }
+
+  /** True when the expression is evaluated by the fast path (on bodies without namespaces). */
+  get usesFastPath(): boolean {
+    return this.#fast !== null;
+  }
+
+  /**
+   * `JMS_BEA_SELECT('xpath', ...)`: the string value of the first selected node, or NULL when the
+   * body is not text, does not parse, selects nothing, or selects a node with an empty value.
+   */
+  selectString(message: Message): string | null {
+    const body = parsedBodyOf(message);
+    const document = body?.document;
+    if (!document) return null;
+    if (this.#fast !== null && !document.namespaced) {
+      const node = this.#fast.first(document);
+      return node === undefined ? null : emptyToNull(stringValue(document, node));
+    }
+    const dom = body.dom();
+    if (dom === null) return null;
+    try {
+      return emptyToNull(this.#evaluator.evaluate({ node: dom }).stringValue());
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * `XPATH '...'`: XPath's boolean() of the result (a node-set is true when not empty), or UNKNOWN
+   * (null) when the body is not text or does not parse, so that NOT cannot make a malformed body
+   * match.
+   */
+  test(message: Message): boolean | null {
+    const body = parsedBodyOf(message);
+    const document = body?.document;
+    if (!document) return null;
+    if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
+    const dom = body.dom();
+    if (dom === null) return null;
+    try {
+      return this.#evaluator.evaluate({ node: dom }).booleanValue();
+    } catch {
+      return null;
+    }
+  }
+}
+
+function emptyToNull(value: string): string | null {
+  return value === '' ? null : value;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

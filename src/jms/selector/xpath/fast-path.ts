@@ -1,0 +1,257 @@
+/**
+ * A fast path for the XPath forms selectors use most: `/a/b/c`, `/a/b[2]/c`, `/a/b[@x='y']/c`,
+ * `//c`, `/a/b/@attr`, `/a/attribute::attr`, `/a/b/text()`, `*` name tests and `child::`. They are
+ * evaluated on the compact tree of xml-document.ts, stopping at the first node in document order,
+ * which is all `string()` and `boolean()` need. Anything else (functions, other axes, unions,
+ * whitespace, namespace prefixes) returns null from {@link compileFastPath} and goes to xpath.js.
+ */
+import {
+  ELEMENT,
+  RECORD,
+  TEXT,
+  attributeValue,
+  elementValue,
+  hasName,
+  textValue,
+  type XmlDocument,
+} from './xml-document.js';
+
+type Predicate =
+  | { readonly kind: 'position'; readonly position: number }
+  | { readonly kind: 'attribute'; readonly name: string; readonly value: string | null };
+
+interface Step {
+  /** Preceded by `//`: the step applies to every descendant of the context, not only children. */
+  readonly descendant: boolean;
+  /** `text()` rather than an element name test. */
+  readonly text: boolean;
+  /** The element name, or null for `*` (and for text()). */
+  readonly name: string | null;
+  readonly predicates: readonly Predicate[];
+}
+
+/** The first node a path selects: an element's record, or the string of a text or attribute node. */
+export type FirstNode = number | string | undefined;
+
+/** A compiled simple path. */
+export interface FastPath {
+  /** The first selected node in document order, or undefined when none is. */
+  first(document: XmlDocument): FirstNode;
+}
+
+const NAME = /^[A-Za-z_\u00c0-\uffff][A-Za-z0-9_.\-\u00b7\u00c0-\uffff]*$/;
+
+/** Compiles `expression` when it is one of the simple forms; null otherwise. */
+export function compileFastPath(expression: string): FastPath | null {
+  const parsed = parsePath(expression);
+  return parsed === null ? null : new SimplePath(parsed.steps, parsed.attribute);
+}
+
+function parsePath(expression: string): { steps: Step[]; attribute: string | null } | null {
+  if (/\s/.test(stripLiterals(expression))) return null;
+  let rest = expression;
+  let descendant = false;
+  if (rest.startsWith('//')) {
+    descendant = true;
+    rest = rest.slice(2);
+  } else if (rest.startsWith('/')) {
+    rest = rest.slice(1);
+  }
+  const steps: Step[] = [];
+  let attribute: string | null = null;
+  while (true) {
+    if (attribute !== null) return null;
+    const parsed = parseStep(rest);
+    if (parsed === null) return null;
+    if (parsed.attribute !== null) {
+      if (descendant) return null;
+      attribute = parsed.attribute;
+    } else {
+      if (steps.length > 0 && steps[steps.length - 1]!.text) return null;
+      steps.push({ descendant, text: parsed.text, name: parsed.name, predicates: parsed.predicates });
+    }
+    rest = parsed.rest;
+    if (rest === '') break;
+    if (rest.startsWith('//')) {
+      descendant = true;
+      rest = rest.slice(2);
+    } else if (rest.startsWith('/')) {
+      descendant = false;
+      rest = rest.slice(1);
+    } else {
+      return null;
+    }
+  }
+  if (steps.length === 0) return null;
+  if (attribute !== null && steps[steps.length - 1]!.text) return null;
+  return { steps, attribute };
+}
+
+/** The expression with the contents of its string literals removed, to look for white space outside them. */
+function stripLiterals(expression: string): string {
+  return expression.replace(/"[^"]*"|'[^']*'/g, '""');
+}
+
+interface ParsedStep {
+  text: boolean;
+  name: string | null;
+  attribute: string | null;
+  predicates: Predicate[];
+  rest: string;
+}
+
+function parseStep(input: string): ParsedStep | null {
+  const end = stepEnd(input);
+  let head = input.slice(0, end);
+  let rest = input.slice(end);
+  const step: ParsedStep = { text: false, name: null, attribute: null, predicates: [], rest: '' };
+  if (head.startsWith('@') || head.startsWith('attribute::')) {
+    const name = head.slice(head.startsWith('@') ? 1 : 11);
+    if (!NAME.test(name)) return null;
+    step.attribute = name;
+    step.rest = rest;
+    return rest.startsWith('[') ? null : step;
+  }
+  if (head.startsWith('child::')) head = head.slice(7);
+  if (head === 'text()') step.text = true;
+  else if (head === '*') step.name = null;
+  else if (NAME.test(head)) step.name = head;
+  else return null;
+  while (rest.startsWith('[')) {
+    const close = rest.indexOf(']');
+    if (close < 0) return null;
+    const predicate = parsePredicate(rest.slice(1, close));
+    if (predicate === null) return null;
+    step.predicates.push(predicate);
+    rest = rest.slice(close + 1);
+  }
+  step.rest = rest;
+  return step;
+}
+
+/** Where the step's name part ends: at its first predicate or the next `/`. */
+function stepEnd(input: string): number {
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i];
+    if (c === '[' || c === '/') return i;
+  }
+  return input.length;
+}
+
+function parsePredicate(body: string): Predicate | null {
+  if (/^[1-9][0-9]{0,8}$/.test(body)) return { kind: 'position', position: Number(body) };
+  const match = /^@([^=]+)(?:=(?:"([^"]*)"|'([^']*)'))?$/.exec(body);
+  if (!match || !NAME.test(match[1]!)) return null;
+  return { kind: 'attribute', name: match[1]!, value: match[2] ?? match[3] ?? null };
+}
+
+/** XPath's string value of what {@link FastPath.first} found. */
+export function stringValue(document: XmlDocument, node: number | string): string {
+  return typeof node === 'string' ? node : elementValue(document, node);
+}
+
+class SimplePath implements FastPath {
+  readonly #steps: readonly Step[];
+  readonly #attribute: string | null;
+  readonly #last: number;
+  /** Room per state for the position counters of its predicates. */
+  readonly #width: number;
+
+  constructor(steps: readonly Step[], attribute: string | null) {
+    this.#steps = steps;
+    this.#attribute = attribute;
+    this.#last = steps.length - 1;
+    this.#width = Math.max(0, ...steps.map((step) => step.predicates.length));
+  }
+
+  first(document: XmlDocument): FirstNode {
+    return this.#visit(document, 0, RECORD, [0]);
+  }
+
+  /**
+   * Walks the records from `from` to `to` (the children of one node) in document order with the
+   * set of steps they may match (several when `//` is involved). The first node matching the last
+   * step is the answer; a node comes before its descendants, so returning at once keeps document
+   * order. A run of text records with nothing between them is one XPath text node.
+   */
+  #visit(document: XmlDocument, from: number, to: number, states: readonly number[]): FirstNode {
+    const tape = document.tape;
+    let counts: number[] | null = null;
+    let r = from;
+    while (r < to) {
+      const kind = tape[r]!;
+      const at = r;
+      r = tape[r + 4]!;
+      if (kind === TEXT) {
+        while (r < to && tape[r] === TEXT) r += RECORD;
+      } else if (kind !== ELEMENT) {
+        continue;
+      }
+      const isText = kind === TEXT;
+      let next: number[] | null = null;
+      for (let i = 0; i < states.length; i++) {
+        const state = states[i]!;
+        const step = this.#steps[state]!;
+        if (step.descendant && !isText) next = addState(next, state);
+        if (step.text ? !isText : isText || (step.name !== null && !hasName(document, at, step.name)))
+          continue;
+        if (step.predicates.length > 0) {
+          counts ??= new Array<number>(states.length * this.#width).fill(0);
+          if (!passes(document, step.predicates, at, isText, counts, i * this.#width)) continue;
+        }
+        if (state === this.#last) {
+          if (isText) return textRun(document, at, r);
+          if (this.#attribute === null) return at;
+          const value = attributeValue(document, at, this.#attribute);
+          if (value !== undefined) return value;
+        } else {
+          next = addState(next, state + 1);
+        }
+      }
+      if (next !== null) {
+        const found = this.#visit(document, at + RECORD, r, next);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  }
+}
+
+/** The value of the text node made of the text records from `from` up to `to`. */
+function textRun(document: XmlDocument, from: number, to: number): string {
+  if (to - from === RECORD) return textValue(document, from);
+  let value = '';
+  for (let r = from; r < to; r += RECORD) value += textValue(document, r);
+  return value;
+}
+
+function addState(states: number[] | null, state: number): number[] {
+  if (states === null) return [state];
+  if (!states.includes(state)) states.push(state);
+  return states;
+}
+
+/**
+ * Applies predicates in order. A position counts the nodes that passed the node test and the
+ * predicates before it, per context node, as XPath defines `item[@a='x'][2]`.
+ */
+function passes(
+  document: XmlDocument,
+  predicates: readonly Predicate[],
+  at: number,
+  isText: boolean,
+  counts: number[],
+  base: number,
+): boolean {
+  for (let k = 0; k < predicates.length; k++) {
+    const predicate = predicates[k]!;
+    if (predicate.kind === 'position') {
+      if (++counts[base + k]! !== predicate.position) return false;
+    } else {
+      if (isText) return false;
+      const value = attributeValue(document, at, predicate.name);
+      if (value === undefined || (predicate.value !== null && value !== predicate.value)) return false;
+    }
+  }
+  return true;
+}

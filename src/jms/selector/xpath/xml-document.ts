@@ -1,0 +1,488 @@
+/**
+ * A small, strict XML parser for message bodies (SEL-4). It checks that the body is well-formed
+ * and records its structure for the fast XPath path; xmldom is used only for XPath expressions
+ * the fast path cannot answer. Because every body goes through this parser first, "malformed"
+ * means the same thing on both paths, and no DTD ever reaches xmldom.
+ *
+ * Security: a body with a document type declaration (`<!DOCTYPE`) is refused outright, so no
+ * entity is ever declared, expanded or fetched (no XXE, no billion laughs). Only the five
+ * predefined entities and character references are understood; any other `&name;` is a
+ * well-formedness error, as XML requires without a DTD.
+ *
+ * Speed matters (a topic may test every published body), so the parser allocates no strings:
+ * it writes a "tape" of fixed-size records (offsets into the text) into an Int32Array, and
+ * strings are cut from the text only for the node an XPath expression finally selects.
+ */
+
+/** Record kinds on the tape. */
+export const ELEMENT = 1;
+/** Character data; `a`/`b` delimit it, `c` holds {@link NEEDS_DECODING} / {@link NEEDS_NEWLINES} flags. */
+export const TEXT = 2;
+/** A comment or processing instruction: it separates text nodes and is otherwise ignored. */
+export const BREAK = 3;
+
+/** Text flag: holds references (`&amp;`, `&#10;`) to decode. */
+export const NEEDS_DECODING = 1;
+/** Text flag: holds carriage returns to normalise. */
+export const NEEDS_NEWLINES = 2;
+
+/**
+ * Record layout, {@link RECORD} ints each: `[kind, a, b, c, next]`.
+ * - ELEMENT: `a`..`b` is the name, `c` the offset of the tag's closing `>` (attributes lie between
+ *   `b` and `c`), `next` the record after the element's subtree; its children start at the next record.
+ * - TEXT: `a`..`b` the raw text (CDATA content or character data), `c` flags, `next` the next record.
+ * - BREAK: `next` the next record.
+ */
+export const RECORD = 5;
+
+/** A parsed, well-formed body. */
+export interface XmlDocument {
+  /** The body text the tape points into. */
+  readonly text: string;
+  /** The records; the root element is the first. A plain array of small integers: cheaper to allocate than a typed array. */
+  readonly tape: readonly number[];
+  /** True when a prefixed name or a namespace declaration occurs: XPath name tests then depend on namespaces. */
+  readonly namespaced: boolean;
+}
+
+/** Thrown inside the parser and caught by {@link parseXml}; a constant, so failing costs no stack trace. */
+const MALFORMED = Symbol('malformed XML');
+
+function fail(): never {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in parseXml.
+  throw MALFORMED;
+}
+
+const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const BANG = 0x21;
+const QUESTION = 0x3f;
+const AMP = 0x26;
+const EQUALS = 0x3d;
+
+/** Parses an XML body; null when it is not well-formed or declares a DTD. Never throws. */
+export function parseXml(text: string): XmlDocument | null {
+  try {
+    return parseDocument(text);
+  } catch (error) {
+    if (error === MALFORMED || error instanceof RangeError) return null;
+    throw error;
+  }
+}
+
+// Parsing is synchronous, so the parser's working state can live at module scope.
+let tape: number[] = [];
+let position = 0;
+let namespaced = false;
+
+function record(kind: number, a: number, b: number, c: number): number {
+  const at = tape.length;
+  tape[at] = kind;
+  tape[at + 1] = a;
+  tape[at + 2] = b;
+  tape[at + 3] = c;
+  tape[at + 4] = at + RECORD;
+  return at;
+}
+
+function parseDocument(text: string): XmlDocument {
+  namespaced = false;
+  tape = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  if (text.startsWith('<?xml', i)) {
+    const after = text.charCodeAt(i + 5);
+    if (isSpace(after) || after === QUESTION) i = skipPast(text, i + 5, '?>');
+  }
+  i = skipMisc(text, i);
+  if (text.charCodeAt(i) !== LT || !isNameStart(text.charCodeAt(i + 1))) fail();
+  parseElements(text, i);
+  if (skipMisc(text, position) < text.length) fail();
+  return { text, tape, namespaced };
+}
+
+/** Skips white space, comments and processing instructions (what may surround the root). */
+function skipMisc(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const code = text.charCodeAt(i);
+    if (isSpace(code)) {
+      i++;
+    } else if (code === LT && text.charCodeAt(i + 1) === BANG && text.startsWith('<!--', i)) {
+      i = skipComment(text, i);
+    } else if (code === LT && text.charCodeAt(i + 1) === QUESTION) {
+      i = skipProcessingInstruction(text, i);
+    } else {
+      // Anything else, a DOCTYPE included, is the root or an error.
+      break;
+    }
+  }
+  return i;
+}
+
+function skipPast(text: string, from: number, terminator: string): number {
+  const end = text.indexOf(terminator, from);
+  if (end < 0) fail();
+  return end + terminator.length;
+}
+
+function skipComment(text: string, lt: number): number {
+  const end = text.indexOf('--', lt + 4);
+  // "--" may only appear as the end of the comment.
+  if (end < 0 || text.charCodeAt(end + 2) !== GT) fail();
+  return end + 3;
+}
+
+function skipProcessingInstruction(text: string, lt: number): number {
+  const end = nameEnd(text, lt + 2);
+  // The XML declaration is only allowed at the very start.
+  if (end - lt - 2 === 3 && text.slice(lt + 2, end).toLowerCase() === 'xml') fail();
+  return skipPast(text, end, '?>');
+}
+
+/** The root element and everything inside it. Iterative, so deep nesting cannot overflow the stack. */
+function parseElements(text: string, start: number): void {
+  // Open elements as record offsets; the name of each is on its record.
+  const stack: number[] = [];
+  let current = parseStartTag(text, start);
+  let i = position;
+  if (current < 0) return;
+  // Text needs work only around '&', '\r' and ']]>'. Rather than look at every character, keep
+  // the next occurrence of each (found with indexOf, which is fast) and compare positions.
+  let nextAmp = find(text, '&', i);
+  let nextCr = find(text, '\r', i);
+  let nextCdataEnd = find(text, ']]>', i);
+  while (true) {
+    const lt = text.indexOf('<', i);
+    if (lt < 0) fail();
+    if (lt > i) {
+      if (nextAmp < i) nextAmp = find(text, '&', i);
+      if (nextCr < i) nextCr = find(text, '\r', i);
+      if (nextCdataEnd < i) nextCdataEnd = find(text, ']]>', i);
+      if (nextCdataEnd < lt) fail();
+      let flags = 0;
+      if (nextAmp < lt) {
+        nextAmp = checkReferences(text, nextAmp, lt);
+        flags = NEEDS_DECODING;
+      }
+      if (nextCr < lt) flags |= NEEDS_NEWLINES;
+      record(TEXT, i, lt, flags);
+    }
+    const next = text.charCodeAt(lt + 1);
+    if (next === SLASH) {
+      // The end tag must repeat the open element's name exactly: compare instead of scanning a name.
+      const nameStart = tape[current + 1]!;
+      const nameLength = tape[current + 2]! - nameStart;
+      if (!sameRange(text, lt + 2, nameStart, nameLength) || isNameChar(text.charCodeAt(lt + 2 + nameLength)))
+        fail();
+      i = skipSpaces(text, lt + 2 + nameLength);
+      if (text.charCodeAt(i) !== GT) fail();
+      i++;
+      tape[current + 4] = tape.length;
+      const parent = stack.pop();
+      if (parent === undefined) {
+        position = i;
+        return;
+      }
+      current = parent;
+    } else if (next === BANG) {
+      if (text.startsWith('<!--', lt)) {
+        i = skipComment(text, lt);
+        record(BREAK, lt, i, 0);
+      } else if (text.startsWith('<![CDATA[', lt)) {
+        const end = text.indexOf(']]>', lt + 9);
+        if (end < 0) fail();
+        if (nextCr < lt) nextCr = find(text, '\r', lt);
+        if (end > lt + 9) record(TEXT, lt + 9, end, nextCr < end ? NEEDS_NEWLINES : 0);
+        i = end + 3;
+      } else {
+        fail();
+      }
+    } else if (next === QUESTION) {
+      i = skipProcessingInstruction(text, lt);
+      record(BREAK, lt, i, 0);
+    } else {
+      const child = parseStartTag(text, lt);
+      i = position;
+      if (child >= 0) {
+        stack.push(current);
+        current = child;
+      }
+    }
+  }
+}
+
+/** The index of `what` at or after `from`, or Infinity when there is none (so `<` comparisons just work). */
+function find(text: string, what: string, from: number): number {
+  const index = text.indexOf(what, from);
+  return index < 0 ? Infinity : index;
+}
+
+/**
+ * Reads a start tag at `lt` and records its element. Returns the record of an element left open,
+ * or -1 for a self-closing tag; leaves {@link position} after the tag.
+ */
+function parseStartTag(text: string, lt: number): number {
+  const nameStart = lt + 1;
+  if (!isNameStart(text.charCodeAt(nameStart))) fail();
+  const nameStop = nameEnd(text, nameStart);
+  let i = nameStop;
+  let attributes = 0;
+  while (true) {
+    const spaced = i;
+    i = skipSpaces(text, i);
+    const code = text.charCodeAt(i);
+    if (code === GT) {
+      position = i + 1;
+      return record(ELEMENT, nameStart, nameStop, i);
+    }
+    if (code === SLASH && text.charCodeAt(i + 1) === GT) {
+      position = i + 2;
+      record(ELEMENT, nameStart, nameStop, i);
+      return -1;
+    }
+    // Attributes must be separated from the name and from each other by white space.
+    if (i === spaced || !isNameStart(code)) fail();
+    const attributeStart = i;
+    const attributeStop = nameEnd(text, i);
+    if (attributeStop - attributeStart === 5 && sameRange(text, attributeStart, 0, 5, 'xmlns'))
+      namespaced = true;
+    if (attributes > 0) checkUniqueAttribute(text, attributes, attributeStart, attributeStop);
+    if (attributes < MAX_CHECKED_ATTRIBUTES) {
+      attributeNames[attributes * 2] = attributeStart;
+      attributeNames[attributes * 2 + 1] = attributeStop;
+    }
+    attributes++;
+    i = skipSpaces(text, attributeStop);
+    if (text.charCodeAt(i) !== EQUALS) fail();
+    i = skipSpaces(text, i + 1);
+    const quote = text.charCodeAt(i);
+    if (quote !== 0x22 && quote !== 0x27) fail();
+    i = attributeValueEnd(text, i + 1, quote) + 1;
+  }
+}
+
+// Where the current tag's attribute names are, to find duplicates without scanning the tag again.
+const MAX_CHECKED_ATTRIBUTES = 64;
+const attributeNames = new Int32Array(MAX_CHECKED_ATTRIBUTES * 2);
+
+/** Fails when the attribute at `start`..`end` repeats one of the `count` before it in the same tag. */
+function checkUniqueAttribute(text: string, count: number, start: number, end: number): void {
+  const length = end - start;
+  if (count > MAX_CHECKED_ATTRIBUTES) {
+    checkUniqueByScan(text, start, end);
+    return;
+  }
+  for (let k = 0; k < count; k++) {
+    const otherStart = attributeNames[k * 2]!;
+    if (attributeNames[k * 2 + 1]! - otherStart === length && sameRange(text, otherStart, start, length))
+      fail();
+  }
+}
+
+/** The slow check for tags with very many attributes: scan the tag again from its name. */
+function checkUniqueByScan(text: string, start: number, end: number): void {
+  const length = end - start;
+  let i = skipSpaces(text, nameEnd(text, text.lastIndexOf('<', start) + 1));
+  while (i < start) {
+    const stop = nameEnd(text, i);
+    if (stop - i === length && sameRange(text, i, start, length)) fail();
+    const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
+    i = skipSpaces(text, text.indexOf(text[quote]!, quote + 1) + 1);
+  }
+}
+
+/** The offset of the quote closing the attribute value at `start`; the value may not hold `<`, and its references must be well-formed. */
+function attributeValueEnd(text: string, start: number, quote: number): number {
+  const n = text.length;
+  let amp = -1;
+  let i = start;
+  // One pass finds the closing quote and checks the value: values are short, so this beats indexOf.
+  while (true) {
+    if (i >= n) fail();
+    const code = text.charCodeAt(i);
+    if (code === quote) break;
+    if (code === LT) fail();
+    if (code === AMP && amp < 0) amp = i;
+    i++;
+  }
+  if (amp >= 0) checkReferences(text, amp, i);
+  return i;
+}
+
+/**
+ * Checks every reference from the `&` at `amp` up to `end` (text or an attribute value); returns
+ * the next `&` after `end` (Infinity when none), which the text cursor reuses.
+ */
+function checkReferences(text: string, amp: number, end: number): number {
+  while (amp < end) {
+    const semicolon = text.indexOf(';', amp + 1);
+    if (semicolon < 0 || semicolon >= end) fail();
+    decodeReference(text, amp + 1, semicolon);
+    amp = find(text, '&', semicolon + 1);
+  }
+  return amp;
+}
+
+/** The text of `start`..`end` with references decoded (for {@link NEEDS_DECODING} text and attribute values). */
+export function decodeReferences(text: string, start: number, end: number): string {
+  let out = '';
+  let from = start;
+  let amp = text.indexOf('&', start);
+  while (amp >= 0 && amp < end) {
+    const semicolon = text.indexOf(';', amp + 1);
+    out += text.slice(from, amp) + decodeReference(text, amp + 1, semicolon);
+    from = semicolon + 1;
+    amp = text.indexOf('&', from);
+  }
+  return out + text.slice(from, end);
+}
+
+/** The text a reference `&...;` stands for; `start`/`end` delimit the part between `&` and `;`. */
+function decodeReference(text: string, start: number, end: number): string {
+  const length = end - start;
+  const first = text.charCodeAt(start);
+  // The five predefined entities, compared by character to avoid slicing.
+  if (length === 3 && first === 0x61 && sameRange(text, start, 0, 3, 'amp')) return '&';
+  if (length === 2 && text.charCodeAt(start + 1) === 0x74 /* t */) {
+    if (first === 0x6c /* l */) return '<';
+    if (first === 0x67 /* g */) return '>';
+  }
+  if (length === 4 && sameRange(text, start, 0, 4, 'quot')) return '"';
+  if (length === 4 && sameRange(text, start, 0, 4, 'apos')) return "'";
+  const name = text.slice(start, end);
+  let code: number;
+  if (/^#[0-9]{1,7}$/.test(name)) code = Number(name.slice(1));
+  else if (/^#x[0-9a-fA-F]{1,6}$/.test(name)) code = parseInt(name.slice(2), 16);
+  // Without a DTD no other entity exists: referring to one is a well-formedness error.
+  else fail();
+  if (!isXmlChar(code)) fail();
+  return String.fromCodePoint(code);
+}
+
+function isXmlChar(code: number): boolean {
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
+}
+
+/**
+ * True when `text` at `at` holds the `length` characters found in `other` (default `text`) at
+ * `from`: a comparison without slicing, which is what makes the parser cheap.
+ */
+export function sameRange(
+  text: string,
+  at: number,
+  from: number,
+  length: number,
+  other: string = text,
+): boolean {
+  for (let k = 0; k < length; k++) if (text.charCodeAt(at + k) !== other.charCodeAt(from + k)) return false;
+  return true;
+}
+
+function skipSpaces(text: string, i: number): number {
+  while (isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Where the name starting at `i` ends; notes a prefixed name (a ':'), which makes the document namespaced. */
+function nameEnd(text: string, i: number): number {
+  while (true) {
+    const code = text.charCodeAt(i);
+    if (code < 128) {
+      const kind = ASCII[code]!;
+      if ((kind & NAME_CHAR) === 0) return i;
+      if (kind === COLON) namespaced = true;
+    } else if (!(code >= 0xc0 || code === 0xb7)) {
+      return i;
+    }
+    i++;
+  }
+}
+
+// Character classes of ASCII, looked up rather than compared: names are most of what is scanned
+// character by character. Names: ASCII letters, '_' and ':' start a name, digits, '-' and '.' may
+// follow; every non-ASCII character from U+00C0 is accepted (a superset of XML's NameChar that
+// never splits a real name).
+const NAME_START = 1;
+const NAME_CHAR = 2;
+const SPACE = 4;
+const COLON = NAME_START | NAME_CHAR | 8;
+const ASCII = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const c = String.fromCharCode(code);
+  if (/[A-Za-z_]/.test(c)) ASCII[code] = NAME_START | NAME_CHAR;
+  else if (/[0-9.-]/.test(c)) ASCII[code] = NAME_CHAR;
+  else if (/[ \t\n\r]/.test(c)) ASCII[code] = SPACE;
+}
+ASCII[0x3a] = COLON;
+
+function isSpace(code: number): boolean {
+  return code < 128 && ASCII[code] === SPACE;
+}
+
+function isNameStart(code: number): boolean {
+  return code < 128 ? (ASCII[code]! & NAME_START) !== 0 : code >= 0xc0;
+}
+
+function isNameChar(code: number): boolean {
+  return code < 128 ? (ASCII[code]! & NAME_CHAR) !== 0 : code >= 0xc0 || code === 0xb7;
+}
+
+// --- reading the tape ---
+
+/** True when the element recorded at `at` has the name `name`. */
+export function hasName(document: XmlDocument, at: number, name: string): boolean {
+  const start = document.tape[at + 1]!;
+  return (
+    document.tape[at + 2]! - start === name.length && sameRange(document.text, start, 0, name.length, name)
+  );
+}
+
+/** The value of a text record. */
+export function textValue(document: XmlDocument, at: number): string {
+  const tape = document.tape;
+  const flags = tape[at + 3]!;
+  let value = document.text.slice(tape[at + 1], tape[at + 2]);
+  // Line ends are normalised before references are decoded, so &#13; stays a carriage return.
+  if ((flags & NEEDS_NEWLINES) !== 0) value = value.replace(/\r\n?/g, '\n');
+  if ((flags & NEEDS_DECODING) !== 0) value = decodeReferences(value, 0, value.length);
+  return value;
+}
+
+/** XPath's string value of an element: all its descendant text, in document order. */
+export function elementValue(document: XmlDocument, at: number): string {
+  const tape = document.tape;
+  const end = tape[at + 4]!;
+  let value = '';
+  for (let r = at + RECORD; r < end; r += RECORD) if (tape[r] === TEXT) value += textValue(document, r);
+  return value;
+}
+
+/**
+ * The value of an attribute of the element recorded at `at`, normalised as XML says (literal
+ * white space becomes a space, then references are decoded); undefined when there is none.
+ */
+export function attributeValue(document: XmlDocument, at: number, name: string): string | undefined {
+  const { text, tape } = document;
+  const tagEnd = tape[at + 3]!;
+  let i = skipSpaces(text, tape[at + 2]!);
+  while (i < tagEnd && isNameStart(text.charCodeAt(i))) {
+    const stop = nameEnd(text, i);
+    const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
+    const close = text.indexOf(text[quote]!, quote + 1);
+    if (stop - i === name.length && sameRange(text, i, 0, name.length, name)) {
+      let value = text.slice(quote + 1, close);
+      if (/[\t\n\r]/.test(value)) value = value.replace(/\r\n|[\t\n\r]/g, ' ');
+      return value.includes('&') ? decodeReferences(value, 0, value.length) : value;
+    }
+    i = skipSpaces(text, close + 1);
+  }
+  return undefined;
+}
