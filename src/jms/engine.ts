@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Clock, TimerQueue, systemClock } from './clock.js';
-import type { Backlog} from './destination/backlog.js';
+import type { Backlog } from './destination/backlog.js';
 import { type BacklogHooks } from './destination/backlog.js';
 import { type Destination, Queue, Topic, parseDestination } from './destination/destination.js';
 import type { DestinationOptions } from './destination/destination-options.js';
@@ -17,9 +17,18 @@ import {
   TopicState,
 } from './destination/destination-state.js';
 import { Entry, StoredMessage } from './destination/entry.js';
-import { parseSchedule } from './schedule.js';
+import { FlowControl, type Quota, type ThrottlingOptions } from './delivery/flow-control.js';
+import { ExpiryPolicies } from './delivery/expiry.js';
+import type { SharedTally } from './destination/backlog-statistics.js';
+import { type Schedule, parseSchedule } from './schedule.js';
 import { parseSelector } from './selector/index.js';
-import { IllegalStateError, InvalidClientIDError, InvalidDestinationError } from './errors.js';
+import {
+  IllegalStateError,
+  InvalidArgumentError,
+  InvalidClientIDError,
+  InvalidDestinationError,
+} from './errors.js';
+import { DistributedState, type LoadBalancing, type Member } from './destination/distributed.js';
 import { type EngineLogger, silentLogger } from './logger.js';
 import {
   type EngineStatistics,
@@ -41,6 +50,12 @@ export interface EngineOptions {
    */
   autoCreateDestinations?: boolean;
   logger?: EngineLogger;
+  /** Gateway-wide quota over every destination (DLV-7). Default: unlimited. */
+  quota?: Quota;
+  /** Producer throttling (DLV-8): true for the defaults 100,000 / 1,000 / 100, or the settings. Default off. */
+  throttling?: ThrottlingOptions | boolean;
+  /** Ms between active scans for expired messages (DLV-4); 0 disables the scan. Default 30,000. */
+  expirationScanIntervalMs?: number;
 }
 
 /** One message on its way into one backlog. */
@@ -51,6 +66,10 @@ export interface Routed {
 
 const DURABLE_KEY_PREFIX = 'sub://';
 const NO_OPERATIONS: readonly StoreOperation[] = Object.freeze([]);
+/** How often a full error destination is reported (DLV-3: "logs once per interval"). */
+const ERROR_DESTINATION_WARNING_INTERVAL_MS = 60_000;
+/** How long an undeliverable message waits before trying a full error destination again. */
+const ERROR_DESTINATION_RETRY_MS = 1_000;
 
 export class JmsEngine {
   readonly clock: Clock;
@@ -64,6 +83,9 @@ export class JmsEngine {
   /** Durable and shared subscriptions by key. */
   readonly #namedSubscriptions = new Map<string, Subscription>();
   readonly #clientIds = new Set<string>();
+  /** Distributed destinations by key, and `name/member` aliases of their members (DST-8). */
+  readonly #distributed = new Map<string, DistributedState>();
+  readonly #aliases = new Map<string, DestinationState>();
   /** Backlogs whose persistent messages are stored: store-enabled queues and durable subscriptions. */
   readonly #durableBacklogs = new WeakSet<Backlog>();
   /** The destination each backlog belongs to, for its settings. */
@@ -75,14 +97,26 @@ export class JmsEngine {
   #flush: Promise<void> | undefined;
   #closed = false;
   readonly #hooks: BacklogHooks;
+  /** Messages held by every backlog together (quotas, throttling). */
+  readonly #total: SharedTally = { messages: 0, bytes: 0 };
+  readonly #flowControl: FlowControl;
+  readonly #expiry: ExpiryPolicies;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
     this.timers = new TimerQueue(this.clock);
     this.#hooks = this.#createHooks();
+    this.#flowControl = new FlowControl(
+      this.timers,
+      () => this.#total,
+      options.quota ?? {},
+      options.throttling,
+    );
     this.logger = options.logger ?? silentLogger;
     this.#store = options.store;
     this.#autoCreate = options.autoCreateDestinations ?? true;
+    this.#expiry = new ExpiryPolicies(this.logger);
+    this.#scheduleExpirationScan(options.expirationScanIntervalMs ?? 30_000);
   }
 
   /**
@@ -98,10 +132,19 @@ export class JmsEngine {
   async #recover(): Promise<void> {
     const recovered = await this.#store.recover();
     this.#seq = Math.max(this.#seq, recovered.maxSeq);
+    const distributedRecords = recovered.destinations.filter((record) =>
+      Array.isArray(record.options.distributedMembers),
+    );
     for (const record of recovered.destinations) {
+      if (distributedRecords.includes(record)) continue;
       const handle = record.kind === 'queue' ? new Queue(record.name) : new Topic(record.name);
-      if (!this.#destinations.has(handle.toString()))
-        this.#register(handle, record.options);
+      if (!this.#destinations.has(handle.toString())) this.#register(handle, record.options);
+    }
+    for (const record of distributedRecords) {
+      const members = record.options.distributedMembers as { name: string; weight: number }[];
+      await this.createDistributedDestination(record.kind, record.name, members, {
+        loadBalancing: record.options.loadBalancing as LoadBalancing,
+      });
     }
     for (const record of recovered.subscriptions) {
       const topic =
@@ -159,7 +202,18 @@ export class JmsEngine {
     return (await this.#create(new Topic(checkName(name)), options)) as Topic;
   }
 
+  /** Parsed schedules by text: a TimeToDeliverOverride is parsed once, not per send. */
+  readonly #schedules = new Map<string, Schedule>();
+
+  #schedule(text: string): Schedule {
+    let schedule = this.#schedules.get(text);
+    if (!schedule) this.#schedules.set(text, (schedule = parseSchedule(text)));
+    return schedule;
+  }
+
   async #create(handle: Queue | Topic, options: DestinationOptions): Promise<Destination> {
+    // An invalid schedule is refused here, with its position, not at the first send (DLV-6).
+    if (typeof options.timeToDeliverOverride === 'string') this.#schedule(options.timeToDeliverOverride);
     const existing = this.#destinations.get(handle.toString());
     if (existing) return existing.handle;
     this.#deleted.delete(handle.toString());
@@ -186,6 +240,54 @@ export class JmsEngine {
     this.#owners.set(state.backlog, state);
     if (!handle.temporary && options.storeEnabled !== false) this.#durableBacklogs.add(state.backlog);
     return state;
+  }
+
+  /**
+   * Creates a distributed queue or topic over member destinations (DST-8); members are created
+   * if they do not exist, and can still be addressed by their own names or as `name/member`.
+   */
+  async createDistributedDestination(
+    kind: 'queue' | 'topic',
+    name: string,
+    members: readonly { name: string; weight?: number }[],
+    options: { loadBalancing?: LoadBalancing; memberOptions?: DestinationOptions } = {},
+  ): Promise<Queue | Topic> {
+    const handle = kind === 'queue' ? new Queue(checkName(name)) : new Topic(checkName(name));
+    if (this.#distributed.has(handle.toString()) || this.#destinations.has(handle.toString())) {
+      throw new InvalidDestinationError(`destination '${handle.toString()}' already exists`);
+    }
+    if (members.length === 0)
+      throw new InvalidArgumentError(`distributed destination '${name}' needs at least one member`);
+    const resolved: Member[] = [];
+    for (const member of members) {
+      const weight = member.weight ?? 1;
+      if (!Number.isInteger(weight) || weight < 1) {
+        throw new InvalidArgumentError(
+          `member '${member.name}' of '${name}': weight ${String(weight)} is not valid (expected an integer >= 1)`,
+        );
+      }
+      const memberHandle =
+        kind === 'queue'
+          ? await this.createQueue(member.name, options.memberOptions)
+          : await this.createTopic(member.name, options.memberOptions);
+      resolved.push({ state: this.#destinations.get(memberHandle.toString())!, weight });
+    }
+    const state = new DistributedState(
+      handle,
+      resolved,
+      options.loadBalancing ?? 'round-robin',
+      Math.random,
+      (member) => this.consumerCount(member),
+    );
+    this.#distributed.set(handle.toString(), state);
+    for (const member of resolved)
+      this.#aliases.set(`${handle.toString()}/${member.state.name}`, member.state);
+    const definition = {
+      distributedMembers: members.map((m) => ({ name: m.name, weight: m.weight ?? 1 })),
+      loadBalancing: state.loadBalancing,
+    };
+    await this.commit([{ op: 'putDestination', destination: { kind, name, options: definition } }]);
+    return handle;
   }
 
   /** The destinations that exist now. */
@@ -219,13 +321,33 @@ export class JmsEngine {
   /** @internal The absolute delivery time of a send (DLV-5): a destination's TimeToDeliverOverride wins. */
   deliveryTime(state: DestinationState, now: number, deliveryDelay: number): number {
     const override = state.options.timeToDeliverOverride;
-    if (typeof override === 'string') return parseSchedule(override).nextScheduledTime(now);
+    if (typeof override === 'string') return this.#schedule(override).nextScheduledTime(now);
     return now + (override ?? deliveryDelay);
   }
 
-  /** @internal Waits until the destination has room for the message (DLV-7); resolves at once when no quota applies. */
-  admit(_state: DestinationState, _stored: StoredMessage, _timeoutMs: number): Promise<void> | void {
-    return undefined;
+  /**
+   * @internal Waits until the destination has room for the message (DLV-7, DLV-8). Returns
+   * undefined when it may go in at once, so the hot path does not wait.
+   */
+  admit(state: DestinationState, stored: StoredMessage, timeoutMs: number): Promise<void> | undefined {
+    return this.#flowControl.admit(state, stored.size, timeoutMs);
+  }
+
+  /** Sends waiting for room now (DLV-7). */
+  get blockedSends(): number {
+    return this.#flowControl.waiting;
+  }
+
+  /**
+   * @internal The delay before a rolled-back or recovered entry is available again (DLV-1): the
+   * destination's override wins over the session's value; an optional backoff grows it.
+   */
+  redeliveryDelay(backlog: Backlog, entry: Entry, sessionDelay: number): number {
+    const options = this.#ownerOptions(backlog);
+    const base = options?.redeliveryDelayOverride ?? sessionDelay;
+    const backoff = options?.redeliveryBackoff;
+    if (!backoff || base <= 0) return base;
+    return Math.min(backoff.maximumMs, base * backoff.multiplier ** Math.max(0, entry.deliveryCount - 1));
   }
 
   /** @internal The destination's RedeliveryDelayOverride for a backlog, if any (DLV-1). */
@@ -254,22 +376,40 @@ export class JmsEngine {
 
   /**
    * @internal Moves an entry to its destination's error destination, keeping headers and
-   * properties and recording origin, reason and delivery count (DLV-3); deletes it (counted and
-   * logged) when there is none.
+   * properties and recording origin, reason and delivery count as `JMS_ErrorOrigin`,
+   * `JMS_ErrorReason`, `JMS_ErrorDeliveryCount` (DLV-3, DLV-9); deletes it (counted and logged)
+   * when there is none. An error destination over its quota is not written past: the message
+   * stays where it is, pending for a while, and an error is logged once per interval.
    */
-  moveToErrorDestination(backlog: Backlog, entry: Entry, reason: string): void {
+  moveToErrorDestination(
+    backlog: Backlog,
+    entry: Entry,
+    reason: string,
+    removal: 'deleted' | 'expired' = 'deleted',
+  ): void {
     const owner = this.#owners.get(backlog);
-    const target = owner?.options.errorDestination
-      ? this.#destinations.get(owner.options.errorDestination)
-      : undefined;
+    const errorName = owner?.options.errorDestination;
+    const target = errorName ? this.#destinations.get(errorName) : undefined;
     const messageId = entry.message.getJMSMessageID();
     if (!target) {
       this.messagesDiscarded++;
-      this.logger.warn(
-        { messageId, destination: owner?.handle.toString(), reason },
-        'undeliverable message deleted: no error destination',
-      );
-      backlog.remove(entry, 'deleted');
+      const fields = {
+        messageId,
+        destination: owner?.handle.toString(),
+        errorDestination: errorName,
+        reason,
+      };
+      if (errorName)
+        this.logger.error(
+          fields,
+          `undeliverable message deleted: error destination '${errorName}' does not exist`,
+        );
+      else this.logger.warn(fields, 'undeliverable message deleted: no error destination');
+      backlog.remove(entry, removal);
+      return;
+    }
+    if (!this.#flowControl.hasRoom(target, entry.size)) {
+      this.#keepInPlace(backlog, entry, target, reason);
       return;
     }
     const moved = entry.message.copy();
@@ -277,22 +417,49 @@ export class JmsEngine {
     moved.setProviderProperty('JMS_ErrorReason', { type: 'string', value: reason });
     moved.setProviderProperty('JMS_ErrorDeliveryCount', { type: 'int', value: entry.deliveryCount });
     moved.setJMSDestination(target.handle);
+    moved.setJMSExpiration(0);
+    moved.setJMSDeliveryTime(0);
+    const persistent = entry.stored.persistent && target.options.storeEnabled !== false;
     const stored = new StoredMessage(
       moved,
       this.nextSeq(),
       moved.getSize(),
-      entry.stored.persistent && target.options.storeEnabled !== false,
+      persistent,
       entry.stored.connectionId,
       entry.stored.clientId,
     );
     const routed = this.route(target, stored);
+    // One batch: the copy is stored in the error destination and removed from here together.
     this.enqueue(this.sendOperations(stored, routed));
-    backlog.remove(entry, 'deleted');
+    backlog.remove(entry, removal);
     for (const r of routed) r.backlog.add(r.entry);
+    this.messagesMovedToErrorDestinations++;
     this.logger.debug(
       { messageId, from: owner!.handle.toString(), to: target.handle.toString(), reason },
       'message moved to error destination',
     );
+  }
+
+  /** @internal A message sent to expire at or before its delivery time: counted, never stored (DLV-5). */
+  expiredAtSend(state: DestinationState): void {
+    state.messagesExpiredAtSend++;
+  }
+
+  /** Messages moved to an error destination, ever. */
+  messagesMovedToErrorDestinations = 0;
+  readonly #fullWarnings = new Map<string, number>();
+
+  #keepInPlace(backlog: Backlog, entry: Entry, target: DestinationState, reason: string): void {
+    const now = this.clock.now();
+    const key = target.handle.toString();
+    if ((this.#fullWarnings.get(key) ?? -Infinity) + ERROR_DESTINATION_WARNING_INTERVAL_MS <= now) {
+      this.#fullWarnings.set(key, now);
+      this.logger.error(
+        { errorDestination: key, messageId: entry.message.getJMSMessageID(), reason },
+        'error destination is full: undeliverable messages stay where they are until it has room',
+      );
+    }
+    if (entry.state === 'delivered') backlog.release(entry, ERROR_DESTINATION_RETRY_MS);
   }
 
   /** Undeliverable messages deleted because their destination has no error destination (DLV-3). */
@@ -333,6 +500,39 @@ export class JmsEngine {
     this.#clientIds.delete(clientId);
   }
 
+  /**
+   * @internal The destination a send goes to: for a distributed queue, the member chosen for this
+   * send; for a distributed topic, the first member, with the others in `alsoTo` (DST-8).
+   */
+  resolveForSend(destination: Destination | null | undefined): {
+    state: DestinationState;
+    distributed: boolean;
+    alsoTo: readonly DestinationState[];
+  } {
+    const distributed = destination ? this.#distributed.get(destination.toString()) : undefined;
+    if (!distributed) return { state: this.resolve(destination, 'send'), distributed: false, alsoTo: [] };
+    if (distributed.handle.kind === 'topic') {
+      const [first, ...others] = distributed.members.filter((m) => !m.state.deleted).map((m) => m.state);
+      if (!first)
+        throw new InvalidDestinationError(
+          `distributed topic '${distributed.handle.toString()}' has no members left`,
+        );
+      return { state: first, distributed: true, alsoTo: others };
+    }
+    return { state: distributed.pickForSend(), distributed: true, alsoTo: [] };
+  }
+
+  /** @internal Whether a destination exists or may be created on first use (for producers created with one). */
+  checkSendable(destination: Destination): void {
+    if (!this.#distributed.has(destination.toString())) this.resolve(destination, 'create a producer');
+  }
+
+  /** @internal The destination a new consumer reads: for a distributed destination, the member it is pinned to (DST-8). */
+  resolveForConsumer(destination: Destination | null | undefined, purpose: string): DestinationState {
+    const distributed = destination ? this.#distributed.get(destination.toString()) : undefined;
+    return distributed ? distributed.pickForConsumer() : this.resolve(destination, purpose);
+  }
+
   /** @internal The state behind a handle, created on first use if allowed. */
   resolve(destination: Destination | null | undefined, purpose: string): DestinationState {
     if (!destination) throw new InvalidDestinationError(`no destination given to ${purpose}`);
@@ -340,7 +540,7 @@ export class JmsEngine {
       throw new InvalidDestinationError(`${purpose}: ${String(destination)} is not a queue or topic`);
     }
     const key = destination.toString();
-    const state = this.#destinations.get(key);
+    const state = this.#destinations.get(key) ?? this.#aliases.get(key);
     if (state) return state;
     if (destination.temporary || this.#deleted.has(key) || !this.#autoCreate) {
       throw new InvalidDestinationError(
@@ -566,8 +766,24 @@ export class JmsEngine {
    * consumers are closed. Refused while it is another destination's error destination.
    */
   async deleteDestination(destination: Destination | string): Promise<void> {
-    const state = this.#state(toHandle(destination));
+    const handle = toHandle(destination);
+    const distributed = this.#distributed.get(handle.toString());
+    if (distributed) {
+      this.#distributed.delete(handle.toString());
+      for (const member of distributed.members)
+        this.#aliases.delete(`${handle.toString()}/${member.state.name}`);
+      await this.commit([{ op: 'removeDestination', kind: handle.kind, name: handle.name }]);
+      return;
+    }
+    const state = this.#state(handle);
     const key = state.handle.toString();
+    for (const owner of this.#distributed.values()) {
+      if (owner.members.some((m) => m.state === state)) {
+        throw new IllegalStateError(
+          `destination '${key}' is a member of distributed destination '${owner.handle.toString()}' and cannot be deleted`,
+        );
+      }
+    }
     for (const other of this.#destinations.values()) {
       if (other !== state && other.options.errorDestination === key) {
         throw new IllegalStateError(
@@ -582,6 +798,7 @@ export class JmsEngine {
   /** @internal Deletes a destination and everything it holds (DST-6). */
   deleteDestinationState(state: DestinationState): void {
     state.deleted = true;
+    this.#flowControl.cancel(state);
     this.#destinations.delete(state.handle.toString());
     if (state.kind === 'queue') {
       state.backlog.close();
@@ -596,6 +813,49 @@ export class JmsEngine {
   }
 
   // --- lifecycle ---
+
+  /** Applies the destination's expiration policy to an expired entry (DLV-4). */
+  #expire(backlog: Backlog, entry: Entry): void {
+    const owner = this.#owners.get(backlog);
+    const policy = owner?.options.expirationPolicy ?? { policy: 'discard' };
+    if (policy.policy === 'redirect') {
+      this.moveToErrorDestination(backlog, entry, 'expired', 'expired');
+      return;
+    }
+    if (policy.policy === 'log')
+      this.#expiry.log(owner?.handle.toString() ?? backlog.key, entry.message, policy.fields);
+    backlog.remove(entry, 'expired');
+  }
+
+  /** The active expiration scan (DLV-4): finds expired messages nobody is reading. */
+  #scheduleExpirationScan(intervalMs: number): void {
+    if (intervalMs <= 0) return;
+    this.timers.after(intervalMs, () => {
+      if (this.#closed) return;
+      this.expireNow();
+      this.#scheduleExpirationScan(intervalMs);
+    });
+  }
+
+  /** Expires every message whose time to live has run out, now (what the active scan does). */
+  expireNow(): number {
+    const now = this.clock.now();
+    let expired = 0;
+    for (const backlog of [...this.#allBacklogs()]) {
+      for (const entry of backlog.expiredEntries(now)) {
+        this.#expire(backlog, entry);
+        expired++;
+      }
+    }
+    return expired;
+  }
+
+  *#allBacklogs(): IterableIterator<Backlog> {
+    for (const state of this.#destinations.values()) {
+      if (state.kind === 'queue') yield state.backlog;
+      else for (const subscription of state.subscriptions()) yield subscription.backlog;
+    }
+  }
 
   /** Stops timers and closes the store. Connections should be closed first. */
   async close(): Promise<void> {
@@ -615,13 +875,9 @@ export class JmsEngine {
           this.enqueue([{ op: 'removeRef', backlog: backlog.key, id: entry.message.getJMSMessageID()! }]);
         }
       },
-      expired: (backlog, entry) => {
-        this.logger.debug(
-          { messageId: entry.message.getJMSMessageID(), backlog: backlog.key },
-          'message expired',
-        );
-        backlog.remove(entry, 'expired');
-      },
+      expired: (backlog, entry) => this.#expire(backlog, entry),
+      drained: () => this.#flowControl.changed(),
+      total: this.#total,
     };
   }
 }

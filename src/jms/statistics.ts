@@ -70,6 +70,7 @@ export function destinationStatistics(state: DestinationState): DestinationStati
     consumersCurrent: 0,
   };
   for (const backlog of backlogs) addBacklog(stats, backlog, state.kind === 'queue');
+  stats.messagesExpired += state.messagesExpiredAtSend;
   if (state.kind === 'topic') stats.subscriptions = backlogs.length;
   return stats;
 }

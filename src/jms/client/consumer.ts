@@ -196,7 +196,7 @@ export class MessageConsumer implements BacklogConsumer {
       });
       await this.#session.autoAcknowledge(entry);
     } catch (error) {
-      this.#session.redeliverAfterFailure(entry);
+      this.#session.listenerFailed(entry, error);
       this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
     } finally {
       this.#inWindow--;

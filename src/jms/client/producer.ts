@@ -129,7 +129,7 @@ export class MessageProducer {
     if (!destination)
       throw new InvalidDestinationError('no destination: the producer has none and the send named none');
     const engine = this.#session.connection.engine;
-    const state = this.#resolve(destination);
+    const [state, alsoTo] = this.#resolve(destination);
     const settings = this.#settings(options);
     const now = engine.clock.now();
     const seq = engine.nextSeq();
@@ -148,6 +148,15 @@ export class MessageProducer {
     message.setJMSRedelivered(false);
     message.deliveryCount = 0;
 
+    // Expiring at or before its delivery time, it can never be delivered: the send succeeds and the message silently expires (DLV-5).
+    if (
+      message.getJMSExpiration() !== 0 &&
+      message.getJMSExpiration() <= deliveryTime &&
+      deliveryTime > now
+    ) {
+      engine.expiredAtSend(state);
+      return;
+    }
     const copy = message.copy();
     const stored = new StoredMessage(
       copy,
@@ -162,6 +171,8 @@ export class MessageProducer {
     const admitted = engine.admit(state, stored, this.#sendTimeout);
     if (admitted) await admitted;
     const routed = engine.route(state, stored);
+    // A distributed topic delivers to all its members (DST-8).
+    for (const member of alsoTo) routed.push(...engine.route(member, stored));
     if (this.#session.transacted) {
       this.#session.holdUncommitted(stored, routed);
       return;
@@ -173,13 +184,16 @@ export class MessageProducer {
     for (const { backlog, entry } of routed) backlog.add(entry);
   }
 
-  /** The producer's own destination is looked up once and kept until it is deleted. */
-  #resolve(destination: Destination): DestinationState {
-    if (destination !== this.#destination)
-      return this.#session.connection.engine.resolve(destination, 'send');
-    if (!this.#state || this.#state.deleted)
-      this.#state = this.#session.connection.engine.resolve(destination, 'send');
-    return this.#state;
+  /**
+   * The producer's own destination is looked up once and kept until it is deleted; a
+   * distributed one picks a member on every send, and a distributed topic names the other
+   * members that also get the message (DST-8).
+   */
+  #resolve(destination: Destination): [DestinationState, readonly DestinationState[]] {
+    if (destination === this.#destination && this.#state && !this.#state.deleted) return [this.#state, NONE];
+    const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(destination);
+    if (destination === this.#destination && !distributed) this.#state = state;
+    return [state, alsoTo];
   }
 
   #settings(options: SendOptions): Required<SendOptions> {
@@ -201,6 +215,8 @@ export class MessageProducer {
     this.#session.producerClosed(this);
   }
 }
+
+const NONE: readonly DestinationState[] = [];
 
 function isMessage(value: unknown): value is Message {
   return (

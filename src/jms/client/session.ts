@@ -13,7 +13,13 @@ import {
 } from '../destination/destination.js';
 import type { Entry, StoredMessage } from '../destination/entry.js';
 import type { Routed } from '../engine.js';
-import { IllegalStateError, InvalidDestinationError, TransactionRolledBackError } from '../errors.js';
+import {
+  IllegalStateError,
+  InvalidDestinationError,
+  PoisonMessageError,
+  TransactionRolledBackError,
+  isPoison,
+} from '../errors.js';
 import { BytesMessage } from '../message/bytes-message.js';
 import { MapMessage } from '../message/map-message.js';
 import { Message } from '../message/message.js';
@@ -32,6 +38,8 @@ interface Unacknowledged {
   entry: Entry;
   backlog: Backlog;
   consumer: MessageConsumer;
+  /** The copy the application got (for `reject`); absent for receives acknowledged at once. */
+  message?: Message;
 }
 
 /** A listener delivery waiting its turn in the session. */
@@ -83,12 +91,6 @@ export class Session {
     this.#redeliveryDelay = delayMs;
   }
 
-  /** @internal The delay a rolled-back or recovered message waits; a destination override wins (DLV-1). */
-  redeliveryDelayFor(backlog: Backlog): number {
-    const override = this.connection.engine.redeliveryDelayOverride(backlog);
-    return override ?? this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
-  }
-
   // --- factories for messages and destinations ---
 
   createMessage(): Message {
@@ -130,7 +132,7 @@ export class Session {
   /** A producer; with no destination, each send names one. */
   createProducer(destination: Destination | null = null): MessageProducer {
     this.#checkOpen();
-    if (destination) this.connection.engine.resolve(destination, 'create a producer');
+    if (destination) this.connection.engine.checkSendable(destination);
     const producer = new MessageProducer(this, destination);
     this.#producers.add(producer);
     return producer;
@@ -139,7 +141,7 @@ export class Session {
   /** A consumer of a queue, or a non-durable subscriber of a topic (SES-5, DST-4). */
   createConsumer(destination: Destination, selector: string | null = null, noLocal = false): MessageConsumer {
     this.#checkOpen();
-    const state = this.connection.engine.resolve(destination, 'create a consumer');
+    const state = this.connection.engine.resolveForConsumer(destination, 'create a consumer');
     this.#checkTemporaryOwner(destination);
     const compiled = parseSelector(selector);
     if (state.kind === 'queue') {
@@ -266,7 +268,7 @@ export class Session {
   /** A browser over a queue's available messages (DST-7). */
   createBrowser(queue: Queue, selector: string | null = null): QueueBrowser {
     this.#checkOpen();
-    const state = this.connection.engine.resolve(queue, 'create a browser');
+    const state = this.connection.engine.resolveForConsumer(queue, 'create a browser');
     if (state.kind !== 'queue')
       throw new InvalidDestinationError(
         `'${state.handle.toString()}' is not a queue: only queues can be browsed`,
@@ -362,7 +364,7 @@ export class Session {
   }
 
   #recordDelivery(consumer: MessageConsumer, entry: Entry, backlog: Backlog, message: Message): void {
-    const record = { entry, backlog, consumer };
+    const record = { entry, backlog, consumer, message };
     this.#unacknowledged.push(record);
     if (this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) {
       message.acknowledger = () => this.#clientAcknowledge(record);
@@ -387,13 +389,41 @@ export class Session {
     return this.#acknowledgeRecords([record]);
   }
 
-  /** @internal A listener threw in AUTO/DUPS_OK mode: the message is redelivered (SES-4). */
-  redeliverAfterFailure(entry: Entry): void {
-    if (this.transacted || this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) return;
+  /**
+   * @internal A listener threw. A poison error sends the message to the error destination at once
+   * (DLV-9); otherwise, in AUTO/DUPS_OK mode, it is redelivered (SES-4).
+   */
+  listenerFailed(entry: Entry, error: unknown): void {
     const index = this.#unacknowledged.findIndex((u) => u.entry === entry);
     if (index < 0) return;
+    if (isPoison(error)) {
+      const [record] = this.#unacknowledged.splice(index, 1);
+      this.#poison(record!, error as Error);
+      return;
+    }
+    if (this.transacted || this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) return;
     const [record] = this.#unacknowledged.splice(index, 1);
     this.#release([record!], true);
+  }
+
+  /**
+   * Rejects a received, unacknowledged message as permanently bad (DLV-9): it goes to its
+   * destination's error destination at once, without using up redeliveries, whatever the mode.
+   */
+  reject(message: Message, reason: string | Error = 'rejected as poison by the consumer'): void {
+    this.#checkOpen();
+    const record = this.#unacknowledged.find((u) => u.message === message);
+    if (!record)
+      throw new IllegalStateError(
+        'only a message received by this session and not yet acknowledged can be rejected',
+      );
+    this.#unacknowledged.splice(this.#unacknowledged.indexOf(record), 1);
+    this.#poison(record, typeof reason === 'string' ? new PoisonMessageError(reason) : reason);
+  }
+
+  #poison(record: Unacknowledged, error: Error): void {
+    record.consumer.acknowledged();
+    this.connection.engine.moveToErrorDestination(record.backlog, record.entry, `poison: ${error.message}`);
   }
 
   async #clientAcknowledge(record: Unacknowledged): Promise<void> {
@@ -515,9 +545,17 @@ export class Session {
       group(backlog)[withDelay ? 'delayed' : 'immediate'].push(entry);
     }
     for (const { entry, backlog } of prefetched) group(backlog).immediate.push(entry);
+    const engine = this.connection.engine;
     for (const [backlog, lists] of byBacklog) {
       backlog.releaseMany(lists.immediate);
-      if (lists.delayed.length > 0) backlog.releaseMany(lists.delayed, this.redeliveryDelayFor(backlog));
+      const sessionDelay = this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
+      // Delays can differ per entry (backoff grows with the delivery count): release in groups of one delay.
+      const byDelay = new Map<number, Entry[]>();
+      for (const entry of lists.delayed) {
+        const delay = engine.redeliveryDelay(backlog, entry, sessionDelay);
+        byDelay.set(delay, [...(byDelay.get(delay) ?? []), entry]);
+      }
+      for (const [delay, entries] of byDelay) backlog.releaseMany(entries, delay);
     }
   }
 

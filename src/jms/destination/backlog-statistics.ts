@@ -6,8 +6,16 @@ export interface Tally {
   bytes: number;
 }
 
+/** Gateway-wide held counts, shared by every backlog's statistics (quotas, throttling). */
+export interface SharedTally {
+  messages: number;
+  bytes: number;
+}
+
 /** Counters a backlog keeps as entries move between states (DST-9, and pending by cause). */
 export class BacklogStatistics {
+  constructor(private readonly total: SharedTally = { messages: 0, bytes: 0 }) {}
+
   readonly byState: Record<Exclude<EntryState, 'removed'>, Tally> = {
     uncommitted: { messages: 0, bytes: 0 },
     scheduled: { messages: 0, bytes: 0 },
@@ -28,6 +36,13 @@ export class BacklogStatistics {
 
   /** Moves an entry's message and bytes from one state's tally to another's. */
   move(entry: Entry, from: EntryState, to: EntryState): void {
+    if (from === 'removed' && to !== 'removed') {
+      this.total.messages++;
+      this.total.bytes += entry.size;
+    } else if (to === 'removed' && from !== 'removed') {
+      this.total.messages--;
+      this.total.bytes -= entry.size;
+    }
     if (from !== 'removed') {
       const tally = this.byState[from];
       tally.messages--;

@@ -11,7 +11,7 @@
  */
 import type { ScheduledTimer, TimerQueue } from '../clock.js';
 import type { MessageSelector } from '../selector/index.js';
-import { BacklogStatistics } from './backlog-statistics.js';
+import { BacklogStatistics, type SharedTally } from './backlog-statistics.js';
 import type { Entry, EntryState } from './entry.js';
 import { type DestinationKey, type OrderedEntries, createOrderedEntries } from './ordered-entries.js';
 
@@ -23,8 +23,6 @@ export interface BacklogConsumer {
   hasCapacity(): boolean;
   /** Hands over an entry, already in state `delivered`. */
   accept(entry: Entry): void;
-  /** Optional extra gate (units of order): false leaves the entry for someone else. */
-  mayTake?(entry: Entry): boolean;
   /** The backlog was closed under it (its destination or subscription was deleted, DST-6). */
   backlogClosed(): void;
 }
@@ -37,6 +35,10 @@ export interface BacklogHooks {
   removed(backlog: Backlog, entry: Entry): void;
   /** An entry's time to live ran out; the owner applies the expiration policy (and removes it). */
   expired(backlog: Backlog, entry: Entry): void;
+  /** Messages left the backlog (acknowledged or removed): blocked sends may go on. */
+  drained(): void;
+  /** Gateway-wide held counts, kept up to date by every backlog. */
+  readonly total: SharedTally;
 }
 
 interface ConsumerSlot {
@@ -48,11 +50,16 @@ interface ConsumerSlot {
 /** Options that shape a backlog. */
 export interface BacklogOptions {
   /** Sort order other than priority-then-send-order (DST-1). */
-  keys?: readonly DestinationKey[];
+  keys?: readonly DestinationKey[] | undefined;
+  /**
+   * The property naming a message's unit of order (ORD-4): messages sharing its value are
+   * handed out one at a time, in order. Default `JMSXGroupID`; null turns units of order off.
+   */
+  unitOfOrderProperty?: string | null | undefined;
 }
 
 export class Backlog {
-  readonly stats = new BacklogStatistics();
+  readonly stats: BacklogStatistics;
   readonly #available: OrderedEntries;
   readonly #keys: readonly DestinationKey[] | undefined;
   readonly #slots: ConsumerSlot[] = [];
@@ -70,8 +77,44 @@ export class Backlog {
     private readonly hooks: BacklogHooks,
     options: BacklogOptions = {},
   ) {
+    this.stats = new BacklogStatistics(hooks.total);
     this.#keys = options.keys;
     this.#available = createOrderedEntries(options.keys);
+    this.#unitOfOrderProperty =
+      options.unitOfOrderProperty === undefined ? 'JMSXGroupID' : options.unitOfOrderProperty;
+  }
+
+  // --- units of order (ORD-4) ---
+
+  readonly #unitOfOrderProperty: string | null;
+  /** Units with a message out (delivered, or waiting out a redelivery delay): their next message waits. */
+  readonly #busyUnits = new Set<string>();
+  readonly #unitIsFree = (entry: Entry): boolean => {
+    const unit = this.#unitOf(entry);
+    return unit === null || !this.#busyUnits.has(unit);
+  };
+
+  #unitOf(entry: Entry): string | null {
+    const stored = entry.stored;
+    if (stored.unitOfOrder === undefined) {
+      const value =
+        this.#unitOfOrderProperty === null
+          ? undefined
+          : stored.message.getTypedProperty(this.#unitOfOrderProperty)?.value;
+      stored.unitOfOrder = value === undefined || value instanceof Uint8Array ? null : String(value);
+    }
+    return stored.unitOfOrder;
+  }
+
+  /** Keeps the busy set in step with an entry's state: a unit is busy while its message is out. */
+  #trackUnit(entry: Entry, from: EntryState, to: EntryState): boolean {
+    const out = (state: EntryState) => state === 'delivered' || state === 'delayed';
+    if (out(from) === out(to)) return false;
+    const unit = this.#unitOf(entry);
+    if (unit === null) return false;
+    if (out(to)) this.#busyUnits.add(unit);
+    else this.#busyUnits.delete(unit);
+    return !out(to);
   }
 
   /** Consumers attached now. */
@@ -137,9 +180,11 @@ export class Backlog {
   /** Removes a delivered entry for good: its consumer acknowledged it. */
   acknowledge(entry: Entry): void {
     if (entry.state === 'removed') return;
-    this.#setState(entry, 'removed');
+    const freedUnit = this.#setState(entry, 'removed');
     entry.holder = undefined;
     this.stats.messagesAcknowledged++;
+    this.hooks.drained();
+    if (freedUnit) this.dispatch();
   }
 
   /** Removes an entry in any live state (expiry, admin delete, moves to an error destination). */
@@ -148,9 +193,11 @@ export class Backlog {
     this.#waiting.get(entry)?.cancel();
     this.#waiting.delete(entry);
     if (reason === 'expired') this.stats.messagesExpired++;
-    this.#setState(entry, 'removed');
+    const freedUnit = this.#setState(entry, 'removed');
     entry.holder = undefined;
     this.hooks.removed(this, entry);
+    this.hooks.drained();
+    if (freedUnit) this.dispatch();
   }
 
   // --- consumers ---
@@ -213,7 +260,7 @@ export class Backlog {
 
   #take(slot: ConsumerSlot): Entry | undefined {
     const set = slot.candidates ?? this.#available;
-    const gate = slot.consumer.mayTake?.bind(slot.consumer);
+    const gate = this.#busyUnits.size > 0 ? this.#unitIsFree : undefined;
     for (;;) {
       const entry = set.first(gate);
       if (!entry) return undefined;
@@ -237,6 +284,18 @@ export class Backlog {
       if (expiration !== 0 && expiration <= now) continue;
       if (selector === null || this.#selects(selector, entry)) yield entry;
     }
+  }
+
+  /** Entries whose expiration has passed, available or waiting on a timer (for the active scan, DLV-4). */
+  expiredEntries(now: number): Entry[] {
+    const expired: Entry[] = [];
+    const check = (entry: Entry) => {
+      const expiration = entry.message.getJMSExpiration();
+      if (expiration !== 0 && expiration <= now) expired.push(entry);
+    };
+    for (const entry of this.#available.values()) check(entry);
+    for (const entry of this.#waiting.keys()) check(entry);
+    return expired;
   }
 
   /** Entries waiting on a timer (scheduled or delayed). */
@@ -289,9 +348,12 @@ export class Backlog {
     this.dispatch();
   }
 
-  #setState(entry: Entry, state: EntryState): void {
-    this.stats.move(entry, entry.state, state);
+  /** Moves an entry to a new state; true when that freed its unit of order. */
+  #setState(entry: Entry, state: EntryState): boolean {
+    const from = entry.state;
+    this.stats.move(entry, from, state);
     entry.state = state;
+    return this.#unitOfOrderProperty !== null && this.#trackUnit(entry, from, state);
   }
 
   /**

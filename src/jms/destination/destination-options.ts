@@ -3,6 +3,7 @@
  * field is optional; an absent field takes the connection factory's or producer's value, or the
  * default written on it.
  */
+import type { FlowThresholds } from '../delivery/flow-control.js';
 import type { DestinationKey } from './ordered-entries.js';
 
 /** What happens to an expired message (DLV-4). */
@@ -21,6 +22,11 @@ export interface DestinationOptions {
   storeEnabled?: boolean;
   /** Redelivery delay in ms that wins over the factory and session values (DLV-1). */
   redeliveryDelayOverride?: number;
+  /**
+   * Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped
+   * at maximumMs (DLV-1). Not in the references; users ask for it. Default: none (a fixed delay).
+   */
+  redeliveryBackoff?: { multiplier: number; maximumMs: number };
   /** Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 = no limit. */
   redeliveryLimit?: number;
   /** Where undeliverable and redirected expired messages go, as `queue://name` or `topic://name` (DLV-3). */
@@ -35,4 +41,11 @@ export interface DestinationOptions {
   messagesMaximum?: number;
   /** Quota: most bytes held (DLV-7). Default: unlimited. */
   bytesMaximum?: number;
+  /** Flow control: producers are slowed above the high thresholds until below the low ones (DLV-7). */
+  thresholds?: FlowThresholds;
+  /**
+   * The property naming a message's unit of order (ORD-4). Default `JMSXGroupID`; an empty
+   * string turns units of order off for the destination.
+   */
+  unitOfOrderProperty?: string;
 }

@@ -3,27 +3,64 @@
  * subscriptions, each with its own backlog, found through a subscriber index (SEL-6).
  */
 import { SubscriberIndex, parseSelector, type MessageSelector } from '../selector/index.js';
-import { Backlog, type BacklogHooks } from './backlog.js';
+import type { AdmissionTarget, FlowThresholds, Held, Quota } from '../delivery/flow-control.js';
+import { Backlog, type BacklogHooks, type BacklogOptions } from './backlog.js';
 import type { Destination } from './destination.js';
 import type { DestinationOptions } from './destination-options.js';
 import type { StoredMessage } from './entry.js';
 
-/** A queue's state. */
-export class QueueState {
-  readonly kind = 'queue' as const;
-  readonly backlog: Backlog;
+/** The backlog options a destination's settings imply. */
+function backlogOptions(options: DestinationOptions): BacklogOptions {
+  return {
+    keys: options.keys,
+    unitOfOrderProperty: options.unitOfOrderProperty === '' ? null : options.unitOfOrderProperty,
+  };
+}
+
+/** What queues and topics share: settings, admission state (DLV-7, DLV-8). */
+abstract class DestinationStateBase implements AdmissionTarget {
   deleted = false;
+  /** Messages sent to expire at or before their delivery time, dropped at send (DLV-5). */
+  messagesExpiredAtSend = 0;
+  flowControlOn = false;
+  throttled = false;
+  readonly quota: Quota;
 
   constructor(
     readonly handle: Destination,
     readonly options: DestinationOptions,
-    hooks: BacklogHooks,
   ) {
-    this.backlog = new Backlog(handle.toString(), hooks, options.keys ? { keys: options.keys } : {});
+    this.quota = { messagesMaximum: options.messagesMaximum, bytesMaximum: options.bytesMaximum };
   }
 
   get name(): string {
     return this.handle.name;
+  }
+
+  /** `queue://name`, for messages. */
+  get label(): string {
+    return this.handle.toString();
+  }
+
+  get thresholds(): FlowThresholds | undefined {
+    return this.options.thresholds;
+  }
+
+  abstract held(): Held;
+}
+
+/** A queue's state. */
+export class QueueState extends DestinationStateBase {
+  readonly kind = 'queue' as const;
+  readonly backlog: Backlog;
+
+  constructor(handle: Destination, options: DestinationOptions, hooks: BacklogHooks) {
+    super(handle, options);
+    this.backlog = new Backlog(handle.toString(), hooks, backlogOptions(options));
+  }
+
+  held(): Held {
+    return { messages: this.backlog.stats.messagesHeld, bytes: this.backlog.stats.bytesHeld };
   }
 
   /** The backlogs whose messages survive a restart. */
@@ -58,7 +95,7 @@ export class Subscription {
     readonly spec: SubscriptionSpec,
     hooks: BacklogHooks,
   ) {
-    this.backlog = new Backlog(spec.key, hooks, topic.options.keys ? { keys: topic.options.keys } : {});
+    this.backlog = new Backlog(spec.key, hooks, backlogOptions(topic.options));
   }
 
   /** Whether a message published by this connection/client must skip it (DST-4). */
@@ -70,23 +107,24 @@ export class Subscription {
 }
 
 /** A topic's state. */
-export class TopicState {
+export class TopicState extends DestinationStateBase {
   readonly kind = 'topic' as const;
   readonly #index = new SubscriberIndex<Subscription>();
   readonly #subscriptions = new Set<Subscription>();
-  deleted = false;
   /** Messages published with no subscription to take them. */
   messagesUnrouted = 0;
   /** Messages published, ever. */
   messagesPublished = 0;
 
-  constructor(
-    readonly handle: Destination,
-    readonly options: DestinationOptions,
-  ) {}
-
-  get name(): string {
-    return this.handle.name;
+  /** Held by all its subscriptions: a message counts once per subscription still holding it. */
+  held(): Held {
+    let messages = 0;
+    let bytes = 0;
+    for (const subscription of this.#subscriptions) {
+      messages += subscription.backlog.stats.messagesHeld;
+      bytes += subscription.backlog.stats.bytesHeld;
+    }
+    return { messages, bytes };
   }
 
   add(subscription: Subscription): void {

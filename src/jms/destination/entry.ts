@@ -28,6 +28,8 @@ export class StoredMessage {
   redeliveryLimit = -1;
   /** Whether its delivery time was in the future when sent (DLV-5); saves a clock read per send otherwise. */
   scheduled = false;
+  /** Its unit of order (ORD-4), read once: undefined until read, null when it has none. */
+  unitOfOrder: string | null | undefined = undefined;
 }
 
 /**

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Message, Queue, TextMessage, Topic } from '../../../../src/index.js';
+import { weightedRoundRobin } from '../../../../src/jms/destination/distributed.js';
+import { testEngine } from '../../../helpers/engine.js';
+
+const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
+
+test('distributed - weights 2, 5, 3 give the order A,B,C,A,B,C,B,C,B,B of the reference (DST-8)', () => {
+  assert.deepEqual(
+    weightedRoundRobin([2, 5, 3]).map((i) => 'ABC'[i]),
+    ['A', 'B', 'C', 'A', 'B', 'C', 'B', 'C', 'B', 'B'],
+  );
+});
+
+test('distributed - a producer spreads sends over members in weighted round-robin when all have consumers (DST-8)', async () => {
+  const t = testEngine();
+  const orders = await t.engine.createDistributedDestination('queue', 'orders', [
+    { name: 'orders.A', weight: 2 },
+    { name: 'orders.B', weight: 5 },
+    { name: 'orders.C', weight: 3 },
+  ]);
+  const session = t.connect().createSession();
+  const consumers = ['orders.A', 'orders.B', 'orders.C'].map((name) =>
+    session.createConsumer(new Queue(name)),
+  );
+  const producer = session.createProducer(orders);
+  const members: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const m = new TextMessage(`m${i}`);
+    await producer.send(m);
+    members.push(m.getJMSDestination()!.name.slice(-1));
+  }
+  assert.deepEqual(members, ['A', 'B', 'C', 'A', 'B', 'C', 'B', 'C', 'B', 'B']);
+  for (const consumer of consumers) await consumer.close();
+  await t.close();
+});
+
+test('distributed - members without consumers are skipped unless no member has one (DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }, { name: 'm2' }]);
+  const session = t.connect().createSession();
+  const producer = session.createProducer(dq);
+  const sentTo = async () => {
+    const m = new TextMessage('x');
+    await producer.send(m);
+    return m.getJMSDestination()!.name;
+  };
+  assert.deepEqual(
+    [await sentTo(), await sentTo()],
+    ['m1', 'm2'],
+    'none has consumers: all members take turns',
+  );
+  session.createConsumer(new Queue('m2'));
+  assert.deepEqual([await sentTo(), await sentTo(), await sentTo()], ['m2', 'm2', 'm2']);
+  await t.close();
+});
+
+test('distributed - a consumer is pinned to a member, members without consumers first (DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }, { name: 'm2' }]);
+  const session = t.connect().createSession();
+  const first = session.createConsumer(dq);
+  const second = session.createConsumer(dq);
+  assert.deepEqual([first.getDestination().name, second.getDestination().name].sort(), ['m1', 'm2']);
+  await t.close();
+});
+
+test('distributed - a distributed topic delivers to all members; members are addressable as name/member (DST-8)', async () => {
+  const t = testEngine();
+  const dt = await t.engine.createDistributedDestination('topic', 'prices', [
+    { name: 'prices.east' },
+    { name: 'prices.west' },
+  ]);
+  const session = t.connect().createSession();
+  const east = session.createConsumer(new Topic('prices/prices.east'));
+  const west = session.createConsumer(new Topic('prices.west'));
+  await session.createProducer(dt).send(new TextMessage('tick'));
+  assert.equal(text(await east.receiveNoWait()), 'tick');
+  assert.equal(text(await west.receiveNoWait()), 'tick');
+  await t.close();
+});
+
+test('distributed - a member cannot be deleted while it belongs to a distributed destination (DST-6)', async () => {
+  const t = testEngine();
+  await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }]);
+  await assert.rejects(
+    t.engine.deleteDestination('queue://m1'),
+    /member of distributed destination 'queue:\/\/dq'/,
+  );
+  await t.engine.deleteDestination('queue://dq');
+  await t.engine.deleteDestination('queue://m1');
+  await t.close();
+});
+
+test('distributed - bad definitions are refused: no members, zero weight', async () => {
+  const t = testEngine();
+  await assert.rejects(t.engine.createDistributedDestination('queue', 'dq', []), /needs at least one member/);
+  await assert.rejects(
+    t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm', weight: 0 }]),
+    /weight 0 is not valid/,
+  );
+  await t.close();
+});

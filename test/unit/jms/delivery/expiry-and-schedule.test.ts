@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type EngineLogger, type Message, TextMessage } from '../../../../src/index.js';
+import { testEngine } from '../../../helpers/engine.js';
+
+const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
+
+function recordingLogger() {
+  const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) =>
+    void lines.push({ level, fields, message });
+  const logger: EngineLogger = { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  return { logger, lines };
+}
+
+test('expiry - an expired message is never delivered: checked lazily at dispatch (DLV-4)', async () => {
+  const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  const producer = session.createProducer(queue);
+  await producer.send(new TextMessage('short'), { timeToLive: 1000 });
+  await producer.send(new TextMessage('long'), { timeToLive: 5000 });
+  await t.clock.advance(1000);
+  assert.equal(text(await session.createConsumer(queue).receiveNoWait()), 'long');
+  assert.equal(t.engine.destinationStatistics(queue).messagesExpired, 1);
+  await t.close();
+});
+
+test('expiry - the active scan removes expired messages nobody reads, every ExpirationScanInterval (DLV-4)', async () => {
+  const t = testEngine({}, { expirationScanIntervalMs: 10_000 });
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  await session.createProducer(queue).send(new TextMessage('x'), { timeToLive: 1000 });
+  await t.clock.advance(9_999);
+  assert.equal(t.engine.destinationStatistics(queue).messagesCurrent, 1, 'not scanned yet');
+  await t.clock.advance(1);
+  assert.equal(t.engine.destinationStatistics(queue).messagesCurrent, 0);
+  assert.equal(t.engine.destinationStatistics(queue).messagesExpired, 1);
+  await t.close();
+});
+
+test('expiry - a destination time-to-live override wins over the producer (DLV-4)', async () => {
+  const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  await t.engine.createQueue('q', { timeToLiveOverride: 100 });
+  const session = t.connect().createSession();
+  const message = new TextMessage('x');
+  await session.createProducer(session.createQueue('q')).send(message, { timeToLive: 60_000 });
+  assert.equal(message.getJMSExpiration(), t.clock.now() + 100);
+  await t.close();
+});
+
+test('expiry - the Log policy logs the message id and the listed fields, never the body (DLV-4)', async () => {
+  const { logger, lines } = recordingLogger();
+  const t = testEngine({}, { logger, expirationScanIntervalMs: 0 });
+  await t.engine.createQueue('q', {
+    expirationPolicy: { policy: 'log', fields: ['JMSPriority', 'orderId', '%properties%'] },
+  });
+  const session = t.connect().createSession();
+  const message = new TextMessage('secret body');
+  message.setStringProperty('orderId', 'o-7');
+  message.setLongProperty('amount', 12n);
+  await session.createProducer(session.createQueue('q')).send(message, { timeToLive: 10, priority: 6 });
+  await t.clock.advance(10);
+  assert.equal(t.engine.expireNow(), 1);
+  const line = lines.find((l) => l.message === 'message expired')!;
+  assert.deepEqual(line.fields, {
+    destination: 'queue://q',
+    JMSMessageID: message.getJMSMessageID(),
+    JMSPriority: 6,
+    orderId: 'o-7',
+    amount: '12',
+  });
+  assert.ok(!JSON.stringify(lines).includes('secret body'));
+  await t.close();
+});
+
+test('expiry - the Redirect policy moves expired messages to the error destination (DLV-4)', async () => {
+  const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', {
+    expirationPolicy: { policy: 'redirect' },
+    errorDestination: 'queue://errors',
+  });
+  const session = t.connect().createSession();
+  await session.createProducer(session.createQueue('q')).send(new TextMessage('late'), { timeToLive: 10 });
+  await t.clock.advance(10);
+  t.engine.expireNow();
+  const parked = await session.createConsumer(session.createQueue('errors')).receiveNoWait();
+  assert.equal(text(parked), 'late');
+  assert.equal(parked?.getStringProperty('JMS_ErrorReason'), 'expired');
+  assert.equal(parked?.getJMSExpiration(), 0, 'it does not expire again in the error destination');
+  await t.close();
+});
+
+test('delivery time - a message is invisible until its delivery delay has passed (DLV-5)', async () => {
+  const t = testEngine();
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  const producer = session.createProducer(queue);
+  producer.setDeliveryDelay(2000);
+  await producer.send(new TextMessage('later'));
+  const consumer = session.createConsumer(queue);
+  assert.equal(await consumer.receiveNoWait(), null);
+  assert.equal(session.createBrowser(queue).getEnumeration().length, 0, 'a browser does not show it either');
+  assert.equal(t.engine.destinationStatistics(queue).pendingMessagesByCause.scheduled, 1);
+  await t.clock.advance(2000);
+  assert.equal(text(await consumer.receiveNoWait()), 'later');
+  await t.close();
+});
+
+test('delivery time - a schedule as TimeToDeliverOverride holds messages until the next scheduled time (DLV-5, DLV-6)', async () => {
+  const t = testEngine();
+  // The fake clock starts at 2026-01-01T00:00:00Z; fire at the next quarter hour, evaluated in UTC by the schedule.
+  await t.engine.createQueue('q', { timeToDeliverOverride: '0 0 0,15,30,45 * * * *' });
+  const session = t.connect().createSession();
+  await t.clock.advance(60_000);
+  const message = new TextMessage('batch');
+  await session.createProducer(session.createQueue('q')).send(message);
+  const delivery = message.getJMSDeliveryTime();
+  assert.ok(delivery > t.clock.now(), 'scheduled in the future');
+  assert.equal(new Date(delivery).getMinutes() % 15, 0);
+  assert.equal(new Date(delivery).getSeconds(), 0);
+  const consumer = session.createConsumer(session.createQueue('q'));
+  await t.clock.advance(delivery - t.clock.now() - 1);
+  assert.equal(await consumer.receiveNoWait(), null);
+  await t.clock.advance(1);
+  assert.equal(text(await consumer.receiveNoWait()), 'batch');
+  await t.close();
+});
+
+test('delivery time - a relative TimeToDeliverOverride wins over the producer delay (DLV-5)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { timeToDeliverOverride: 500 });
+  const session = t.connect().createSession();
+  const message = new TextMessage('x');
+  await session.createProducer(session.createQueue('q')).send(message, { deliveryDelay: 60_000 });
+  assert.equal(message.getJMSDeliveryTime(), t.clock.now() + 500);
+  await t.close();
+});
+
+test('delivery time - a message that expires at or before its delivery time is accepted and silently expires (DLV-5)', async () => {
+  const t = testEngine();
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  await session
+    .createProducer(queue)
+    .send(new TextMessage('never'), { deliveryDelay: 1000, timeToLive: 1000 });
+  await t.clock.advance(5000);
+  assert.equal(await session.createConsumer(queue).receiveNoWait(), null);
+  const stats = t.engine.destinationStatistics(queue);
+  assert.equal(stats.messagesExpired, 1);
+  assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
+  await t.close();
+});
+
+test('delivery time - an invalid schedule override is rejected with its position (DLV-6)', async () => {
+  const t = testEngine();
+  await assert.rejects(t.engine.createQueue('q', { timeToDeliverOverride: '0 0 0 25 * * *' }), {
+    name: 'ScheduleSyntaxError',
+  });
+  await t.close();
+});

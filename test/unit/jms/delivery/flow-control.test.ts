@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DeliveryMode, ResourceAllocationError, TextMessage } from '../../../../src/index.js';
+import { testEngine } from '../../../helpers/engine.js';
+import { settle } from '../../../helpers/fake-clock.js';
+
+test('quota - a send to a full destination waits for room and goes in when a message is consumed (DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { messagesMaximum: 2 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  await producer.send(new TextMessage('1'));
+  await producer.send(new TextMessage('2'));
+  let done = false;
+  const third = producer.send(new TextMessage('3')).then(() => (done = true));
+  await settle();
+  assert.equal(done, false);
+  assert.equal(t.engine.blockedSends, 1);
+  await session.createConsumer(session.createQueue('q')).receiveNoWait();
+  await third;
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
+  await t.close();
+});
+
+test('quota - a blocked send fails with ResourceAllocation after the send timeout; timeout 0 fails at once (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 3000 });
+  await t.engine.createQueue('q', { bytesMaximum: 10 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  await producer.send(new TextMessage('0123456789'));
+  const blocked = producer.send(new TextMessage('x'));
+  const outcome = blocked.then(
+    () => 'sent',
+    (error: Error) => error,
+  );
+  await t.clock.advance(2999);
+  await t.clock.advance(1);
+  const error = await outcome;
+  assert.ok(error instanceof ResourceAllocationError);
+  assert.match(
+    error.message,
+    /destination 'queue:\/\/q' is full \(bytesMaximum 10\): the send waited 3000 ms/,
+  );
+  producer.setSendTimeout(0);
+  await assert.rejects(producer.send(new TextMessage('y')), /send timeout of 0/);
+  await t.close();
+});
+
+test('quota - the gateway-wide quota counts every destination (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 3 } });
+  const session = t.connect().createSession();
+  await session.createProducer(session.createQueue('a')).send(new TextMessage('1'));
+  await session.createProducer(session.createQueue('b')).send(new TextMessage('2'));
+  await session.createProducer(session.createQueue('c')).send(new TextMessage('3'));
+  await assert.rejects(
+    session.createProducer(session.createQueue('d')).send(new TextMessage('4')),
+    /the gateway is full \(messagesMaximum 3\)/,
+  );
+  await t.close();
+});
+
+test('quota - deleting a destination cancels its blocked sends with ResourceAllocation (DST-6)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { messagesMaximum: 1 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  await producer.send(new TextMessage('1'));
+  const blocked = producer.send(new TextMessage('2'));
+  await settle();
+  await t.engine.deleteDestination('queue://q');
+  await assert.rejects(blocked, /send cancelled: destination 'queue:\/\/q' was deleted/);
+  await t.close();
+});
+
+test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`${i}`));
+  let sent = false;
+  const slowed = producer.send(new TextMessage('slow')).then(() => (sent = true));
+  await settle();
+  assert.equal(sent, false, 'over the high threshold: the send is slowed');
+  await t.clock.advance(100);
+  await slowed;
+  const consumer = session.createConsumer(session.createQueue('q'));
+  for (let i = 0; i < 3; i++) await consumer.receiveNoWait();
+  let fast = false;
+  void producer.send(new TextMessage('fast')).then(() => (fast = true));
+  await settle();
+  assert.equal(fast, true, 'below the low threshold flow control is off');
+  await t.close();
+});
+
+test('throttling - the IQ-Manager defaults 100,000 / 1,000 / 100 pause producers of a busy destination until it drops below 900 (DLV-8)', async () => {
+  const t = testEngine({ sendTimeout: 60_000 }, { throttling: true });
+  const session = t.connect().createSession();
+  const filler = session.createProducer(session.createQueue('filler'));
+  filler.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (let i = 0; i < 99_600; i++) await filler.send(new TextMessage(''));
+  const busy = session.createProducer(session.createQueue('busy'));
+  busy.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (let i = 0; i < 1_001; i++) await busy.send(new TextMessage(''));
+  // The gateway now holds 100,601 messages (over 100,000) and 'busy' 1,001 (over 1,000); draining
+  // 'busy' keeps the gateway over its threshold, so only the destination rule can end throttling.
+  let sent = false;
+  const throttled = busy.send(new TextMessage('waits')).then(() => (sent = true));
+  await settle();
+  assert.equal(sent, false, 'throttled');
+  const other = session.createProducer(session.createQueue('quiet'));
+  await other.send(new TextMessage('free'), { deliveryMode: DeliveryMode.NON_PERSISTENT });
+  const consumer = session.createConsumer(session.createQueue('busy'));
+  for (let i = 0; i < 101; i++) await consumer.receiveNoWait();
+  await settle();
+  assert.equal(sent, false, 'at 900 it is not yet below threshold minus lag');
+  await consumer.receiveNoWait();
+  await throttled;
+  assert.equal(
+    t.engine.destinationStatistics('queue://busy').messagesCurrent,
+    900,
+    '899 plus the send that waited',
+  );
+  await t.close();
+});
+
+test('throttling - producers go on once the gateway falls below its threshold (DLV-8)', async () => {
+  const t = testEngine(
+    { sendTimeout: 60_000 },
+    { throttling: { serverThreshold: 10, destinationThreshold: 5, lag: 2 } },
+  );
+  const session = t.connect().createSession();
+  const other = session.createProducer(session.createQueue('other'));
+  for (let i = 0; i < 5; i++) await other.send(new TextMessage(''));
+  const busy = session.createProducer(session.createQueue('busy'));
+  for (let i = 0; i < 6; i++) await busy.send(new TextMessage(''));
+  let sent = false;
+  const throttled = busy.send(new TextMessage('')).then(() => (sent = true));
+  await settle();
+  assert.equal(sent, false);
+  const drain = session.createConsumer(session.createQueue('other'));
+  await drain.receiveNoWait();
+  await drain.receiveNoWait();
+  await throttled;
+  await t.close();
+});

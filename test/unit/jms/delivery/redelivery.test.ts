@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type Message, Session, TextMessage } from '../../../../src/index.js';
+import { testEngine } from '../../../helpers/engine.js';
+import { settle } from '../../../helpers/fake-clock.js';
+
+const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
+
+async function oneMessage(t: ReturnType<typeof testEngine>, queueName: string, limit?: number) {
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue(queueName));
+  if (limit !== undefined) producer.setRedeliveryLimit(limit);
+  await producer.send(new TextMessage('m'));
+}
+
+test('redelivery - a rolled-back message waits out the factory delay before it is available again (DLV-1)', async () => {
+  const t = testEngine({ redeliveryDelay: 5000 });
+  await oneMessage(t, 'q');
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  await consumer.receiveNoWait();
+  await tx.rollback();
+  assert.equal(await consumer.receiveNoWait(), null);
+  assert.equal(t.engine.destinationStatistics('queue://q').pendingMessagesByCause.redeliveryDelay, 1);
+  await t.clock.advance(4999);
+  assert.equal(await consumer.receiveNoWait(), null);
+  await t.clock.advance(1);
+  const back = await consumer.receiveNoWait();
+  assert.equal(back?.getIntProperty('JMSXDeliveryCount'), 2);
+  await t.close();
+});
+
+test('redelivery - a session override beats the factory delay and a destination override beats both (DLV-1)', async () => {
+  const t = testEngine({ redeliveryDelay: 5000 });
+  await oneMessage(t, 'session');
+  await t.engine.createQueue('dest', { redeliveryDelayOverride: 100 });
+  await oneMessage(t, 'dest');
+  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  session.setRedeliveryDelay(1000);
+  const a = session.createConsumer(session.createQueue('session'));
+  const b = session.createConsumer(session.createQueue('dest'));
+  await a.receiveNoWait();
+  await b.receiveNoWait();
+  await session.recover();
+  await t.clock.advance(100);
+  assert.equal(text(await b.receiveNoWait()), 'm', 'destination override: 100 ms');
+  assert.equal(await a.receiveNoWait(), null);
+  await t.clock.advance(900);
+  assert.equal(text(await a.receiveNoWait()), 'm', 'session override: 1000 ms');
+  await t.close();
+});
+
+test('redelivery - an exponential backoff grows the delay per redelivery up to its maximum (DLV-1)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', {
+    redeliveryDelayOverride: 100,
+    redeliveryBackoff: { multiplier: 2, maximumMs: 300 },
+  });
+  await oneMessage(t, 'q');
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  const waits: number[] = [];
+  await consumer.receiveNoWait();
+  for (let round = 0; round < 4; round++) {
+    await tx.rollback();
+    let waited = 0;
+    while ((await consumer.receiveNoWait()) === null) {
+      await t.clock.advance(50);
+      waited += 50;
+    }
+    waits.push(waited);
+  }
+  assert.deepEqual(waits, [100, 200, 300, 300]);
+  await t.close();
+});
+
+test('redelivery - messages left unacknowledged by a closed connection come back without delay (DLV-1)', async () => {
+  const t = testEngine({ redeliveryDelay: 60_000 });
+  await oneMessage(t, 'q');
+  const connection = t.connect();
+  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  await session.createConsumer(session.createQueue('q')).receiveNoWait();
+  await connection.close();
+  const again = t.connect().createSession().createConsumer(session.createQueue('q'));
+  const back = await again.receiveNoWait();
+  assert.equal(back?.getJMSRedelivered(), true);
+  await t.close();
+});
+
+test('redelivery - past the producer limit a message moves to the error destination with origin, reason and count (DLV-2, DLV-3)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
+  await oneMessage(t, 'q', 2);
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  const counts: number[] = [];
+  for (;;) {
+    const m = await consumer.receiveNoWait();
+    if (!m) break;
+    counts.push(m.getIntProperty('JMSXDeliveryCount'));
+    await tx.rollback();
+  }
+  assert.deepEqual(counts, [1, 2, 3], 'a limit of 2 allows the first delivery and two redeliveries');
+  const parked = (await tx.createConsumer(tx.createQueue('errors')).receiveNoWait())!;
+  assert.equal(text(parked), 'm');
+  assert.equal(parked.getStringProperty('JMS_ErrorOrigin'), 'queue://q');
+  assert.match(parked.getStringProperty('JMS_ErrorReason')!, /redelivery limit 2 reached after 3 deliveries/);
+  assert.equal(parked.getIntProperty('JMS_ErrorDeliveryCount'), 3);
+  assert.equal(t.engine.messagesMovedToErrorDestinations, 1);
+  await t.close();
+});
+
+test('redelivery - a destination limit overrides the producer; without an error destination the message is deleted and counted (DLV-2, DLV-3)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { redeliveryLimit: 0 });
+  await oneMessage(t, 'q', 10);
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  await consumer.receiveNoWait();
+  await tx.rollback();
+  assert.equal(await consumer.receiveNoWait(), null);
+  assert.equal(t.engine.messagesDiscarded, 1);
+  const stats = t.engine.destinationStatistics('queue://q');
+  assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
+  await t.close();
+});
+
+test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message comes back before anything sent after it (ORD-2)', async () => {
+  const t = testEngine({ messagesMaximum: 1 });
+  const producerSession = t.connect().createSession();
+  const queue = producerSession.createQueue('ordered');
+  const producer = producerSession.createProducer(queue);
+  for (let i = 0; i < 5; i++) await producer.send(new TextMessage(`m${i}`));
+  const tx = t.connect().createSession(true);
+  const seen: string[] = [];
+  let failedOnce = false;
+  tx.createConsumer(queue).setMessageListener(async (message) => {
+    seen.push(text(message)!);
+    if (text(message) === 'm2' && !failedOnce) {
+      failedOnce = true;
+      await tx.rollback();
+      return;
+    }
+    await tx.commit();
+  });
+  await settle();
+  await producer.send(new TextMessage('m5'));
+  await settle();
+  assert.deepEqual(seen, ['m0', 'm1', 'm2', 'm2', 'm3', 'm4', 'm5']);
+  await t.close();
+});
+
+test('redelivery - caveat: during a redelivery delay later messages may pass (ORD-2)', async () => {
+  const t = testEngine({ messagesMaximum: 1, redeliveryDelay: 1000 });
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  const producer = session.createProducer(queue);
+  for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`m${i}`));
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(queue);
+  assert.equal(text(await consumer.receiveNoWait()), 'm0');
+  await tx.rollback();
+  assert.equal(text(await consumer.receiveNoWait()), 'm1', 'm1 passes while m0 waits out its delay');
+  await tx.commit();
+  await t.clock.advance(1000);
+  assert.equal(text(await consumer.receiveNoWait()), 'm0');
+  await t.close();
+});
