@@ -1,0 +1,690 @@
+/**
+ * The embedded file store (PER-1..3): durable state in one SQLite database, written through
+ * better-sqlite3 in WAL mode. Each group of commits is one SQLite transaction, durable before any
+ * of its promises resolve; a commit SQLite refuses rejects, and nothing of it stays applied.
+ *
+ * Group commit: `commit` only queues its operations; the queue is written on the next turn of the
+ * event loop (`setImmediate`) as one transaction, so every commit that arrives in the meantime —
+ * from any producer, session or engine flush — shares one fsync. better-sqlite3 is synchronous,
+ * so nothing else runs while a transaction is written; whatever arrives during that time is
+ * queued and goes into the next one.
+ *
+ * See docs/persistence.md for the durability settings, recovery, failures and backups.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  BacklogKey,
+  DestinationRecord,
+  MessageStore,
+  RecoveredRef,
+  RecoveredState,
+  StoreOperation,
+  SubscriptionRecord,
+} from '../jms/store-port.js';
+import type { Message } from '../jms/message/message.js';
+import { type EngineLogger, silentLogger } from '../jms/logger.js';
+import { type SerializedMessage, deserializeMessage, serializeMessage } from './message-serializer.js';
+import { StoreError } from './store-error.js';
+
+/** The schema this code writes and reads. A store with a higher version is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** The file name used when the store is given a directory. */
+export const DEFAULT_FILE_NAME = 'gateway.db';
+
+/** How a file store is opened. */
+export interface FileStoreOptions {
+  /**
+   * Where the store lives. An existing directory, or a path ending in `/`, holds the database as
+   * `gateway.db` (with its `-wal` file next to it); any other path is the database file itself.
+   * Missing directories are created.
+   */
+  path: string;
+  /**
+   * When a commit counts as durable. `full` (default): the write-ahead log is fsynced before a
+   * commit resolves, so a resolved commit survives a process crash, an OS crash and power loss.
+   * `normal`: no fsync per commit (only at checkpoints); a resolved commit survives a crash of the
+   * gateway process (kill -9), but the last commits may be lost if the machine itself fails.
+   */
+  synchronous?: 'full' | 'normal';
+  /**
+   * The check run at open: `quick` (default, SQLite `quick_check`: page structure and
+   * records, about a second per GB), `full` (`integrity_check`, also verifies every index; slower),
+   * or `none`.
+   */
+  check?: 'quick' | 'full' | 'none';
+  /**
+   * Upper bound on the database size in bytes; a commit that would grow it beyond fails with a
+   * "store is full" error, as a full disk does. Default: no bound but the disk.
+   */
+  maxBytes?: number;
+  /** SQLite page cache in KiB. Default 32768 (32 MiB). */
+  cacheKiB?: number;
+  /** Ms to wait for a lock held by another process before giving up at open. Default 5000. */
+  busyTimeoutMs?: number;
+  logger?: EngineLogger;
+}
+
+/** Counters for tests and metrics. */
+export interface FileStoreStats {
+  /** `commit` calls made. */
+  commits: number;
+  /** SQLite transactions written: fewer than commits when group commit merged them. */
+  transactions: number;
+  /** Commits that failed. */
+  failures: number;
+}
+
+/** A store operation ready to write: messages are serialized when `commit` is called. */
+type EncodedOperation =
+  | Exclude<StoreOperation, { op: 'addMessage' }>
+  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
+
+interface PendingCommit {
+  operations: EncodedOperation[];
+  resolve(): void;
+  reject(error: unknown): void;
+  settled: boolean;
+}
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+const SCHEMA = `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    body_type TEXT NOT NULL,
+    headers TEXT NOT NULL,
+    properties TEXT,
+    body
+  );
+  CREATE TABLE refs (
+    id TEXT NOT NULL,
+    backlog TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    delivery_count INTEGER NOT NULL,
+    not_before INTEGER NOT NULL,
+    PRIMARY KEY (id, backlog)
+  ) WITHOUT ROWID;
+  CREATE TABLE destinations (
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    options TEXT NOT NULL,
+    UNIQUE (kind, name)
+  );
+  CREATE TABLE subscriptions (
+    key TEXT NOT NULL UNIQUE,
+    topic TEXT NOT NULL,
+    client_id TEXT,
+    name TEXT NOT NULL,
+    selector TEXT,
+    no_local INTEGER NOT NULL,
+    shared INTEGER NOT NULL
+  );
+`;
+
+export class FileStore implements MessageStore {
+  /** The database file. */
+  readonly file: string;
+  readonly #db: Db;
+  readonly #logger: EngineLogger;
+  readonly #sql: ReturnType<typeof prepareStatements>;
+  #pending: PendingCommit[] = [];
+  #scheduled = false;
+  #closed = false;
+  readonly #stats: FileStoreStats = { commits: 0, transactions: 0, failures: 0 };
+
+  private constructor(file: string, db: Db, logger: EngineLogger) {
+    this.file = file;
+    this.#db = db;
+    this.#logger = logger;
+    this.#sql = prepareStatements(db);
+  }
+
+  /**
+   * Opens (or creates) the store at `options.path`. A damaged, truncated or foreign file is
+   * refused with a {@link StoreError} that names it and says what to do; it never starts empty
+   * over a file it cannot read.
+   */
+  static async open(options: FileStoreOptions): Promise<FileStore> {
+    const file = await resolveFile(options.path);
+    const logger = options.logger ?? silentLogger;
+    if (!existsSync(file)) {
+      if (existsSync(`${file}-wal`)) {
+        throw corrupt(
+          file,
+          `the database file is missing but its write-ahead log '${basename(file)}-wal' exists`,
+        );
+      }
+      createStoreFile(file);
+      logger.info({ file }, 'store created');
+    }
+    const started = Date.now();
+    const db = openDatabase(file, options);
+    logger.info({ file, ms: Date.now() - started, check: options.check ?? 'quick' }, 'store opened');
+    return new FileStore(file, db, logger);
+  }
+
+  /** Counters: commit calls, transactions written, failures. */
+  get stats(): Readonly<FileStoreStats> {
+    return { ...this.#stats };
+  }
+
+  recover(): Promise<RecoveredState> {
+    if (this.#closed) return Promise.reject(closedError(this.file));
+    try {
+      return Promise.resolve(this.#recover());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #recover(): RecoveredState {
+    const destinations = (this.#sql.allDestinations.all() as [string, string, string][]).map(
+      ([kind, name, options]): DestinationRecord => ({
+        kind: kind as 'queue' | 'topic',
+        name,
+        options: this.#parseRecord(options, `destination '${kind}://${name}'`) as Record<string, unknown>,
+      }),
+    );
+    const subscriptions = (
+      this.#sql.allSubscriptions.all() as [
+        string,
+        string,
+        string | null,
+        string,
+        string | null,
+        number,
+        number,
+      ][]
+    ).map(([key, topic, clientId, name, selector, noLocal, shared]): SubscriptionRecord => ({
+      key,
+      topic,
+      clientId,
+      name,
+      selector,
+      noLocal: noLocal !== 0,
+      shared: shared !== 0,
+    }));
+    const refs: RecoveredRef[] = [];
+    let ordered = true;
+    let lastSeq = -Infinity;
+    let lastMessageSeq = -Infinity;
+    let message: Message | undefined;
+    for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
+      const [backlog, id, seq, deliveryCount, notBefore, messageSeq, bodyType, headers, properties, body] =
+        row;
+      if (messageSeq !== lastMessageSeq || !message) {
+        message = this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage);
+        lastMessageSeq = messageSeq;
+      }
+      if (seq < lastSeq) ordered = false;
+      lastSeq = seq;
+      refs.push({ backlog, id, seq, deliveryCount, notBefore, message });
+    }
+    // Rows come in message order; a reference filed under another sequence is sorted into place.
+    if (!ordered) refs.sort((a, b) => a.seq - b.seq);
+    const maxSeq = (this.#sql.maxSeq.pluck().get() as number | null) ?? 0;
+    this.#logger.info(
+      {
+        file: this.file,
+        destinations: destinations.length,
+        subscriptions: subscriptions.length,
+        refs: refs.length,
+      },
+      'store read',
+    );
+    return { destinations, subscriptions, refs, maxSeq };
+  }
+
+  #decode(id: string, row: SerializedMessage): Message {
+    try {
+      return deserializeMessage(row);
+    } catch (error) {
+      throw corrupt(this.file, `message '${id}' cannot be read: ${(error as Error).message}`, error);
+    }
+  }
+
+  #parseRecord(text: string, what: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw corrupt(this.file, `${what} cannot be read: ${(error as Error).message}`, error);
+    }
+  }
+
+  /**
+   * Queues the operations for the next group commit; resolves once the transaction that holds
+   * them is durable, rejects with a {@link StoreError} when SQLite refused it (nothing of these
+   * operations is then stored).
+   */
+  commit(operations: readonly StoreOperation[]): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError(this.file));
+    this.#stats.commits++;
+    let encoded: EncodedOperation[];
+    try {
+      encoded = operations.map(encode);
+    } catch (error) {
+      this.#stats.failures++;
+      return Promise.reject(
+        new StoreError(
+          'write',
+          this.file,
+          `store '${this.file}' could not encode a message: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        ),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#pending.push({ operations: encoded, resolve, reject, settled: false });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#writePending());
+      }
+    });
+  }
+
+  #writePending(): void {
+    this.#scheduled = false;
+    const group = this.#pending;
+    this.#pending = [];
+    if (group.length > 0) this.#write(group);
+  }
+
+  /**
+   * Writes a group of commits as one transaction. With several commits each runs in its own
+   * savepoint, so one that fails (a bad record) is undone and rejected alone; an error that ends
+   * the transaction itself (disk full, I/O error) or a failed COMMIT rejects the whole group.
+   */
+  #write(group: PendingCommit[]): void {
+    const sql = this.#sql;
+    const applied: PendingCommit[] = [];
+    try {
+      sql.begin.run();
+      if (group.length === 1) {
+        this.#apply(group[0]!.operations);
+        applied.push(group[0]!);
+      } else {
+        for (const pending of group) {
+          sql.savepoint.run();
+          try {
+            this.#apply(pending.operations);
+            sql.release.run();
+            applied.push(pending);
+          } catch (error) {
+            if (!this.#db.inTransaction) throw error;
+            sql.rollbackTo.run();
+            sql.release.run();
+            this.#fail([pending], error);
+          }
+        }
+      }
+      sql.commit.run();
+    } catch (error) {
+      if (this.#db.inTransaction) {
+        try {
+          sql.rollback.run();
+        } catch (rollbackError) {
+          this.#logger.error({ file: this.file, err: rollbackError }, 'store rollback failed');
+        }
+      }
+      this.#fail(group, error);
+      return;
+    }
+    this.#stats.transactions++;
+    for (const pending of applied) {
+      pending.settled = true;
+      pending.resolve();
+    }
+  }
+
+  #fail(group: readonly PendingCommit[], cause: unknown): void {
+    const unsettled = group.filter((pending) => !pending.settled);
+    if (unsettled.length === 0) return;
+    const error = writeError(this.file, cause);
+    this.#logger.error(
+      { file: this.file, commits: unsettled.length, code: error.sqliteCode, err: cause },
+      'store write failed',
+    );
+    for (const pending of unsettled) {
+      pending.settled = true;
+      this.#stats.failures++;
+      pending.reject(error);
+    }
+  }
+
+  #apply(operations: readonly EncodedOperation[]): void {
+    const sql = this.#sql;
+    for (const operation of operations) {
+      switch (operation.op) {
+        case 'addMessage': {
+          const row = operation.row;
+          sql.insertMessage.run(
+            operation.seq,
+            operation.id,
+            row.bodyType,
+            row.headers,
+            row.properties,
+            row.body,
+          );
+          break;
+        }
+        case 'addRef':
+          sql.insertRef.run(
+            operation.id,
+            operation.backlog,
+            operation.seq,
+            operation.deliveryCount,
+            operation.notBefore,
+          );
+          break;
+        case 'updateRef':
+          sql.updateRef.run(operation.deliveryCount, operation.notBefore, operation.id, operation.backlog);
+          break;
+        case 'removeRef':
+          if (sql.deleteRef.run(operation.id, operation.backlog).changes > 0)
+            sql.deleteUnreferenced.run(operation.id, operation.id);
+          break;
+        case 'putDestination': {
+          const { kind, name, options } = operation.destination;
+          sql.putDestination.run(kind, name, JSON.stringify(options));
+          break;
+        }
+        case 'removeDestination':
+          sql.deleteDestination.run(operation.kind, operation.name);
+          this.#dropBacklog(`${operation.kind}://${operation.name}`);
+          break;
+        case 'putSubscription': {
+          const s = operation.subscription;
+          sql.putSubscription.run(
+            s.key,
+            s.topic,
+            s.clientId,
+            s.name,
+            s.selector,
+            s.noLocal ? 1 : 0,
+            s.shared ? 1 : 0,
+          );
+          break;
+        }
+        case 'removeSubscription':
+          sql.deleteSubscription.run(operation.key);
+          this.#dropBacklog(operation.key);
+          break;
+      }
+    }
+  }
+
+  #dropBacklog(backlog: BacklogKey): void {
+    for (const id of this.#sql.deleteBacklog.all(backlog) as string[])
+      this.#sql.deleteUnreferenced.run(id, id);
+  }
+
+  /**
+   * Copies the database, consistent as of the call, to `destination` with SQLite's online
+   * backup API, while the store stays in use. Commits queued before the call are in the copy.
+   */
+  async backup(destination: string): Promise<void> {
+    if (this.#closed) throw closedError(this.file);
+    await this.commit([]);
+    await this.#db.backup(destination);
+  }
+
+  /** Writes what is queued, then closes the database (checkpointing the WAL into it). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    if (this.#pending.length > 0 || this.#scheduled) await this.commit([]).catch(() => undefined);
+    this.#closed = true;
+    this.#db.close();
+    this.#logger.info({ file: this.file }, 'store closed');
+  }
+}
+
+type RefRow = [
+  backlog: string,
+  id: string,
+  seq: number,
+  deliveryCount: number,
+  notBefore: number,
+  messageSeq: number,
+  bodyType: string,
+  headers: string,
+  properties: string | null,
+  body: string | Buffer | null,
+];
+
+function encode(operation: StoreOperation): EncodedOperation {
+  if (operation.op !== 'addMessage') return operation;
+  return { op: 'addMessage', id: operation.id, seq: operation.seq, row: serializeMessage(operation.message) };
+}
+
+function prepareStatements(db: Db) {
+  const raw = (sql: string): Statement => db.prepare(sql).raw(true);
+  return {
+    begin: db.prepare('BEGIN'),
+    commit: db.prepare('COMMIT'),
+    rollback: db.prepare('ROLLBACK'),
+    savepoint: db.prepare('SAVEPOINT one_commit'),
+    release: db.prepare('RELEASE one_commit'),
+    rollbackTo: db.prepare('ROLLBACK TO one_commit'),
+    insertMessage: db.prepare(
+      'INSERT OR REPLACE INTO messages (seq, id, body_type, headers, properties, body) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    insertRef: db.prepare(
+      'INSERT OR REPLACE INTO refs (id, backlog, seq, delivery_count, not_before) VALUES (?, ?, ?, ?, ?)',
+    ),
+    updateRef: db.prepare('UPDATE refs SET delivery_count = ?, not_before = ? WHERE id = ? AND backlog = ?'),
+    deleteRef: db.prepare('DELETE FROM refs WHERE id = ? AND backlog = ?'),
+    deleteUnreferenced: db.prepare(
+      'DELETE FROM messages WHERE id = ? AND NOT EXISTS (SELECT 1 FROM refs WHERE id = ?)',
+    ),
+    deleteBacklog: db.prepare('DELETE FROM refs WHERE backlog = ? RETURNING id').pluck(),
+    putDestination: db.prepare(
+      'INSERT INTO destinations (kind, name, options) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET options = excluded.options',
+    ),
+    deleteDestination: db.prepare('DELETE FROM destinations WHERE kind = ? AND name = ?'),
+    putSubscription: db.prepare(
+      `INSERT INTO subscriptions (key, topic, client_id, name, selector, no_local, shared) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET topic = excluded.topic, client_id = excluded.client_id, name = excluded.name,
+         selector = excluded.selector, no_local = excluded.no_local, shared = excluded.shared`,
+    ),
+    deleteSubscription: db.prepare('DELETE FROM subscriptions WHERE key = ?'),
+    allDestinations: raw('SELECT kind, name, options FROM destinations ORDER BY rowid'),
+    allSubscriptions: raw(
+      'SELECT key, topic, client_id, name, selector, no_local, shared FROM subscriptions ORDER BY rowid',
+    ),
+    allRefs: raw(
+      `SELECT r.backlog, r.id, r.seq, r.delivery_count, r.not_before, m.seq, m.body_type, m.headers, m.properties, m.body
+       FROM messages m JOIN refs r ON r.id = m.id ORDER BY m.seq`,
+    ),
+    maxSeq: db.prepare('SELECT max(seq) FROM messages'),
+  };
+}
+
+/** The database file for a configured path: a directory gets `gateway.db` inside it. */
+async function resolveFile(path: string): Promise<string> {
+  if (typeof path !== 'string' || path === '')
+    throw new StoreError('open', String(path), 'file store needs a path (a directory or a database file)');
+  const isDirectory = /[/\\]$/.test(path) || (existsSync(path) && statSync(path).isDirectory());
+  const file = isDirectory ? join(path, DEFAULT_FILE_NAME) : path;
+  await mkdir(dirname(file), { recursive: true });
+  return file;
+}
+
+/**
+ * Creates an empty store: the schema is written to a temporary file that is then renamed into
+ * place, so a store file that exists always has its schema — an empty or truncated one is
+ * damage, never "a store that was just being created".
+ */
+function createStoreFile(file: string): void {
+  const temporary = `${file}.creating-${process.pid}`;
+  rmSync(temporary, { force: true });
+  try {
+    const db = new Database(temporary);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec(SCHEMA);
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?), (?, ?), (?, ?)').run(
+        'application',
+        'jms-gateway',
+        'schema',
+        String(SCHEMA_VERSION),
+        'created',
+        new Date().toISOString(),
+      );
+    } finally {
+      db.close();
+    }
+    fsyncPath(temporary);
+    renameSync(temporary, file);
+    fsyncPath(dirname(file));
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    rmSync(`${temporary}-wal`, { force: true });
+    rmSync(`${temporary}-shm`, { force: true });
+    throw new StoreError('open', file, `store '${file}' could not be created: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens an existing store file, sets it up and checks it; closes it again if anything is wrong. */
+function openDatabase(file: string, options: FileStoreOptions): Db {
+  if (statSync(file).size === 0) throw corrupt(file, 'the file is empty');
+  let db: Db;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: options.busyTimeoutMs ?? 5000 });
+  } catch (error) {
+    throw openError(file, error);
+  }
+  try {
+    // Exclusive locking: one gateway per store, and the WAL index lives in process memory (no -shm file).
+    db.pragma('locking_mode = EXCLUSIVE');
+    const mode = db.pragma('journal_mode = WAL', { simple: true }) as string;
+    if (mode !== 'wal') throw new Error(`journal mode is '${mode}', expected 'wal'`);
+    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.pragma(`cache_size = -${Math.max(1024, Math.floor(options.cacheKiB ?? 32768))}`);
+    checkIntegrity(db, file, options.check ?? 'quick');
+    checkSchema(db, file);
+    // The first write takes the exclusive lock and keeps it until close; it also proves the file is writable.
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened', ?)").run(new Date().toISOString());
+    if (options.maxBytes !== undefined) {
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error instanceof StoreError ? error : openError(file, error);
+  }
+}
+
+function checkIntegrity(db: Db, file: string, check: 'quick' | 'full' | 'none'): void {
+  if (check === 'none') return;
+  const problems = db.pragma(check === 'full' ? 'integrity_check(20)' : 'quick_check(20)', {
+    simple: false,
+  }) as Record<string, string>[];
+  const lines = problems.map((row) => Object.values(row)[0]);
+  if (lines.length === 1 && lines[0] === 'ok') return;
+  throw corrupt(
+    file,
+    `${check === 'full' ? 'integrity_check' : 'quick_check'} found: ${lines.slice(0, 3).join('; ')}`,
+  );
+}
+
+function checkSchema(db: Db, file: string): void {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get();
+  const version = hasMeta
+    ? (db.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get() as string | undefined)
+    : undefined;
+  if (version === undefined) {
+    throw new StoreError(
+      'incompatible',
+      file,
+      `store '${file}' is not a jms-gateway store (it has no schema version): point the store at another path or move the file aside`,
+    );
+  }
+  if (Number(version) > SCHEMA_VERSION) {
+    throw new StoreError(
+      'incompatible',
+      file,
+      `store '${file}' has schema version ${version}, newer than this gateway reads (${SCHEMA_VERSION}): run a newer gateway or restore a backup made by this version`,
+    );
+  }
+}
+
+function corrupt(file: string, detail: string, cause?: unknown): StoreError {
+  return new StoreError(
+    'corrupt',
+    file,
+    `store '${file}' is corrupt (${detail}): restore it from a backup or move it aside to start empty`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+function closedError(file: string): StoreError {
+  return new StoreError('closed', file, `store '${file}' is closed`);
+}
+
+function sqliteCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function openError(file: string, error: unknown): StoreError {
+  const code = sqliteCode(error);
+  const detail = (error as Error).message;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) return corrupt(file, detail, error);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StoreError(
+      'locked',
+      file,
+      `store '${file}' is in use by another process (${detail}): stop the other gateway or give this one another path`,
+      { cause: error },
+    );
+  }
+  return new StoreError('open', file, `store '${file}' could not be opened: ${detail}`, { cause: error });
+}
+
+function writeError(file: string, error: unknown): StoreError {
+  const code = sqliteCode(error);
+  const detail = (error as Error).message;
+  if (code === 'SQLITE_FULL') {
+    return new StoreError(
+      'write',
+      file,
+      `store '${file}' is full (${detail}): free disk space or raise maxBytes; nothing of this commit was stored`,
+      { cause: error },
+    );
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new StoreError(
+      'corrupt',
+      file,
+      `store '${file}' is corrupt (${detail}); nothing of this commit was stored: stop the gateway and restore the store from a backup`,
+      { cause: error },
+    );
+  }
+  return new StoreError(
+    'write',
+    file,
+    `store '${file}' could not write (${code ? `${code}: ` : ''}${detail}); nothing of this commit was stored`,
+    { cause: error },
+  );
+}

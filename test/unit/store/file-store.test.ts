@@ -1,0 +1,546 @@
+import assert from 'node:assert/strict';
+import { copyFile, mkdtemp, open, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import {
+  ConnectionFactory,
+  JmsEngine,
+  type Message,
+  Session,
+  type StoreOperation,
+  TextMessage,
+  TransactionRolledBackError,
+} from '../../../src/index.js';
+import { FileStore, type FileStoreOptions } from '../../../src/store/file-store.js';
+import { StoreError } from '../../../src/store/store-error.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+
+/** A temporary directory for one test, removed afterwards. */
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'file-store-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** An engine on a file store. `crash` drops the engine without closing connections, as kill -9 would, and releases the file. */
+async function openEngine(dir: string, options: Partial<FileStoreOptions> = {}) {
+  const store = await FileStore.open({ path: dir, ...options });
+  const engine = await JmsEngine.open({ store, clock: new FakeClock() });
+  const factory = new ConnectionFactory(engine);
+  return {
+    store,
+    engine,
+    connect(clientId?: string) {
+      const connection = factory.createConnection();
+      if (clientId) connection.setClientID(clientId);
+      connection.start();
+      return connection;
+    },
+    async crash() {
+      await store.close();
+    },
+  };
+}
+
+function text(message: Message | null): string | null {
+  return message === null ? null : (message as TextMessage).getText();
+}
+
+function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
+  const message = new TextMessage(body);
+  message.setJMSMessageID(id);
+  return [
+    { op: 'addMessage', id, seq, message },
+    ...backlogs.map((backlog): StoreOperation => ({
+      op: 'addRef',
+      backlog,
+      id,
+      seq,
+      deliveryCount: 0,
+      notBefore: 0,
+    })),
+  ];
+}
+
+async function reopenAndRecover(path: string) {
+  const store = await FileStore.open({ path });
+  try {
+    return await store.recover();
+  } finally {
+    await store.close();
+  }
+}
+
+async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
+    assert.equal(error.kind, kind);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+// --- through the engine ---
+
+test('file store - a resolved persistent send survives a crash; acknowledged messages do not come back (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir);
+    const session = first.connect().createSession();
+    const queue = session.createQueue('orders');
+    const producer = session.createProducer(queue);
+    for (let i = 0; i < 5; i++) {
+      const message = new TextMessage(`m${i}`);
+      message.setLongProperty('n', BigInt(i) << 40n);
+      await producer.send(message);
+    }
+    const consumer = session.createConsumer(queue);
+    assert.equal(text(await consumer.receiveNoWait()), 'm0');
+    assert.equal(text(await consumer.receiveNoWait()), 'm1');
+    await first.crash();
+
+    const second = await openEngine(dir);
+    const again = second.connect().createSession().createConsumer(queue);
+    const rest: (string | null)[] = [];
+    for (let m = await again.receiveNoWait(); m !== null; m = await again.receiveNoWait()) {
+      rest.push(text(m));
+      if (rest.length === 1) assert.equal(m.getLongProperty('n'), 2n << 40n);
+    }
+    assert.deepEqual(rest, ['m2', 'm3', 'm4']);
+    await second.crash();
+    assert.equal((await reopenAndRecover(dir)).refs.length, 0);
+  });
+});
+
+test('file store - durable subscriptions and destinations made at run time survive a restart (PER-2)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir);
+    await first.engine.createQueue('audit', { redeliveryLimit: 3 });
+    const connection = first.connect('client-a');
+    const session = connection.createSession();
+    const topic = session.createTopic('prices');
+    const subscriber = session.createDurableSubscriber(topic, 'sub-1', "symbol = 'ACME'");
+    await subscriber.close();
+    const producer = session.createProducer(topic);
+    for (const symbol of ['ACME', 'OTHER', 'ACME']) {
+      const message = new TextMessage(symbol);
+      message.setStringProperty('symbol', symbol);
+      await producer.send(message);
+    }
+    await first.engine.flush();
+    await first.crash();
+
+    const second = await openEngine(dir);
+    assert.ok(second.engine.destinations().some((d) => d.toString() === 'queue://audit'));
+    assert.equal(second.engine.destinationStatistics('queue://audit') !== undefined, true);
+    const [durable] = second.engine.durableSubscriptions();
+    assert.deepEqual(
+      { ...durable, active: undefined },
+      {
+        clientId: 'client-a',
+        name: 'sub-1',
+        topic: 'prices',
+        selector: "symbol = 'ACME'",
+        active: undefined,
+        messages: 2,
+      },
+    );
+    const back = second
+      .connect('client-a')
+      .createSession()
+      .createDurableSubscriber(topic, 'sub-1', "symbol = 'ACME'");
+    assert.equal(text(await back.receiveNoWait()), 'ACME');
+    assert.equal(text(await back.receiveNoWait()), 'ACME');
+    assert.equal(await back.receiveNoWait(), null);
+    await second.crash();
+  });
+});
+
+test('file store - uncommitted transactional sends are discarded and uncommitted receives come back (PER-3)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir);
+    const connection = first.connect();
+    const plain = connection.createSession();
+    const queue = plain.createQueue('work');
+    await plain.createProducer(queue).send(new TextMessage('committed before'));
+    const transacted = connection.createSession(true, Session.SESSION_TRANSACTED);
+    await transacted.createProducer(queue).send(new TextMessage('never committed'));
+    assert.equal(text(await transacted.createConsumer(queue).receiveNoWait()), 'committed before');
+    await first.crash();
+
+    const second = await openEngine(dir);
+    const consumer = second.connect().createSession().createConsumer(queue);
+    assert.equal(text(await consumer.receiveNoWait()), 'committed before');
+    assert.equal(await consumer.receiveNoWait(), null);
+    await second.crash();
+  });
+});
+
+test('file store - a failed write makes the persistent send fail and the message is never delivered (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir, { maxBytes: 128 * 1024 });
+    const session = first.connect().createSession();
+    const queue = session.createQueue('full');
+    const producer = session.createProducer(queue);
+    const sent: string[] = [];
+    let failure: unknown;
+    for (let i = 0; i < 1000 && failure === undefined; i++) {
+      try {
+        await producer.send(new TextMessage(`${i}:${'x'.repeat(1024)}`));
+        sent.push(String(i));
+      } catch (error) {
+        failure = error;
+      }
+    }
+    assert.ok(
+      failure instanceof StoreError,
+      `the send should fail with a StoreError, got ${String(failure)}`,
+    );
+    assert.equal(failure.sqliteCode, 'SQLITE_FULL');
+    assert.match(failure.message, /store '.*gateway\.db' is full .*nothing of this commit was stored/);
+    assert.ok(sent.length > 10, `some sends should fit first (${sent.length})`);
+
+    const transacted = first.connect().createSession(true, Session.SESSION_TRANSACTED);
+    await transacted.createProducer(queue).send(new TextMessage(`tx:${'y'.repeat(4096)}`));
+    await assert.rejects(transacted.commit(), TransactionRolledBackError);
+
+    const received: string[] = [];
+    const consumer = session.createConsumer(queue);
+    for (let m = await consumer.receiveNoWait(); m !== null; m = await consumer.receiveNoWait())
+      received.push(text(m)!.split(':')[0]!);
+    assert.deepEqual(received, sent);
+    await first.crash();
+
+    // Nothing of the failed sends is on disk either: only what was acknowledged is gone.
+    assert.equal((await reopenAndRecover(dir)).refs.length, 0);
+  });
+});
+
+// --- the store port directly ---
+
+test('file store - recovery returns destinations, subscriptions, refs in seq order with their messages, and maxSeq (PER-1, PER-2)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    assert.deepEqual(await store.recover(), { destinations: [], subscriptions: [], refs: [], maxSeq: 0 });
+    await store.commit([
+      { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: { maxMessages: 10 } } },
+      { op: 'putDestination', destination: { kind: 'topic', name: 't', options: {} } },
+      {
+        op: 'putSubscription',
+        subscription: {
+          key: 'sub://durable/c/s',
+          topic: 't',
+          clientId: 'c',
+          name: 's',
+          selector: 'a > 1',
+          noLocal: true,
+          shared: false,
+        },
+      },
+      ...addOps('ID:5', 5, ['queue://q']),
+    ]);
+    await store.commit([
+      ...addOps('ID:2', 2, ['queue://q']),
+      ...addOps('ID:9', 9, ['sub://durable/c/s', 'sub://other']),
+    ]);
+    await store.commit([
+      { op: 'updateRef', backlog: 'queue://q', id: 'ID:5', deliveryCount: 3, notBefore: 1234 },
+    ]);
+    await store.close();
+
+    const recovered = await reopenAndRecover(dir);
+    assert.deepEqual(recovered.destinations, [
+      { kind: 'queue', name: 'q', options: { maxMessages: 10 } },
+      { kind: 'topic', name: 't', options: {} },
+    ]);
+    assert.deepEqual(recovered.subscriptions, [
+      {
+        key: 'sub://durable/c/s',
+        topic: 't',
+        clientId: 'c',
+        name: 's',
+        selector: 'a > 1',
+        noLocal: true,
+        shared: false,
+      },
+    ]);
+    assert.deepEqual(
+      recovered.refs.map((r) => [r.backlog, r.id, r.seq, r.deliveryCount, r.notBefore, text(r.message)]),
+      [
+        ['queue://q', 'ID:2', 2, 0, 0, 'ID:2'],
+        ['queue://q', 'ID:5', 5, 3, 1234, 'ID:5'],
+        ['sub://durable/c/s', 'ID:9', 9, 0, 0, 'ID:9'],
+        ['sub://other', 'ID:9', 9, 0, 0, 'ID:9'],
+      ],
+    );
+    assert.equal(recovered.maxSeq, 9);
+  });
+});
+
+test('file store - a message stays while any reference holds it and goes with the last one (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await store.recover();
+    await store.commit(addOps('ID:1', 1, ['sub://a', 'sub://b']));
+    await store.commit([{ op: 'removeRef', backlog: 'sub://a', id: 'ID:1' }]);
+    // Removing what is not there changes nothing.
+    await store.commit([{ op: 'removeRef', backlog: 'sub://a', id: 'ID:1' }]);
+    await store.close();
+    let recovered = await reopenAndRecover(dir);
+    assert.deepEqual(
+      recovered.refs.map((r) => r.backlog),
+      ['sub://b'],
+    );
+    assert.equal(recovered.maxSeq, 1);
+
+    const again = await FileStore.open({ path: dir });
+    await again.recover();
+    await again.commit([{ op: 'removeRef', backlog: 'sub://b', id: 'ID:1' }]);
+    // A message sent and acknowledged within one group never outlives it.
+    await again.commit([
+      ...addOps('ID:2', 2, ['queue://q']),
+      { op: 'removeRef', backlog: 'queue://q', id: 'ID:2' },
+    ]);
+    await again.close();
+    recovered = await reopenAndRecover(dir);
+    assert.deepEqual(recovered.refs, []);
+    assert.equal(recovered.maxSeq, 0, 'no message rows are left');
+  });
+});
+
+test('file store - deleting a destination or a subscription drops its messages (PER-2)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await store.recover();
+    await store.commit([
+      { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: {} } },
+      ...addOps('ID:1', 1, ['queue://q']),
+      ...addOps('ID:2', 2, ['sub://s', 'sub://keep']),
+    ]);
+    await store.commit([
+      { op: 'removeDestination', kind: 'queue', name: 'q' },
+      { op: 'removeSubscription', key: 'sub://s' },
+    ]);
+    await store.close();
+    const recovered = await reopenAndRecover(dir);
+    assert.deepEqual(recovered.destinations, []);
+    assert.deepEqual(
+      recovered.refs.map((r) => [r.backlog, r.id]),
+      [['sub://keep', 'ID:2']],
+    );
+    assert.equal(recovered.maxSeq, 2, 'ID:1 is gone, ID:2 is kept');
+  });
+});
+
+test('file store - commits made in the same tick share one transaction (group commit)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await store.recover();
+    const before = store.stats.transactions;
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.commit(addOps(`ID:${i + 1}`, i + 1, ['queue://q']))),
+    );
+    assert.equal(store.stats.transactions - before, 1);
+    // Commits queued while the group is waiting to be written join it too.
+    const a = store.commit(addOps('ID:100', 100, ['queue://q']));
+    await Promise.resolve();
+    const b = store.commit(addOps('ID:101', 101, ['queue://q']));
+    await Promise.all([a, b]);
+    assert.equal(store.stats.transactions - before, 2);
+    await store.close();
+    assert.equal((await reopenAndRecover(dir)).refs.length, 52);
+  });
+});
+
+test('file store - a bad commit in a group is rejected alone; the others are stored (group commit)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await store.recover();
+    const good = store.commit(addOps('ID:1', 1, ['queue://q']));
+    const bad = store.commit([
+      ...addOps('ID:2', 2, ['queue://q']),
+      // JSON cannot hold a bigint: this fails half-way through the commit.
+      { op: 'putDestination', destination: { kind: 'queue', name: 'x', options: { n: 1n } } },
+    ]);
+    const alsoGood = store.commit(addOps('ID:3', 3, ['queue://q']));
+    await good;
+    await assertRejectsAs(bad, 'write', /nothing of this commit was stored/);
+    await alsoGood;
+    await store.close();
+    const recovered = await reopenAndRecover(dir);
+    assert.deepEqual(
+      recovered.refs.map((r) => r.id),
+      ['ID:1', 'ID:3'],
+    );
+    assert.deepEqual(recovered.destinations, []);
+  });
+});
+
+test('file store - a full store rejects the commit, keeps nothing of it, and takes commits again once there is room (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir, maxBytes: 64 * 1024 });
+    await store.recover();
+    let seq = 0;
+    const body = 'z'.repeat(2048);
+    let failure: unknown;
+    const stored: string[] = [];
+    while (failure === undefined && seq < 1000) {
+      const ids = [++seq, ++seq].map((n) => `ID:${n}`);
+      try {
+        await store.commit(ids.flatMap((id) => addOps(id, Number(id.slice(3)), ['queue://q'], body)));
+        stored.push(...ids);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    assert.ok(failure instanceof StoreError);
+    assert.equal(failure.kind, 'write');
+    assert.equal(failure.sqliteCode, 'SQLITE_FULL');
+    assert.match(failure.message, /is full .*free disk space or raise maxBytes/);
+    await store.commit(
+      stored.slice(0, 4).map((id): StoreOperation => ({ op: 'removeRef', backlog: 'queue://q', id })),
+    );
+    await store.commit(addOps('ID:after', ++seq, ['queue://q'], body));
+    await store.close();
+    assert.deepEqual(
+      (await reopenAndRecover(dir)).refs.map((r) => r.id),
+      [...stored.slice(4), 'ID:after'],
+    );
+  });
+});
+
+test('file store - commit and recover after close reject with a clear error', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await store.close();
+    await store.close();
+    await assertRejectsAs(store.commit([]), 'closed', /store '.*' is closed/);
+    await assertRejectsAs(store.recover(), 'closed', /is closed/);
+  });
+});
+
+// --- opening ---
+
+test('file store - a directory holds gateway.db; any other path is the database file itself', async () => {
+  await withDir(async (dir) => {
+    const inDir = await FileStore.open({ path: dir });
+    assert.equal(inDir.file, join(dir, 'gateway.db'));
+    await inDir.close();
+    const fresh = await FileStore.open({ path: join(dir, 'nested', 'new') + '/' });
+    assert.equal(fresh.file, join(dir, 'nested', 'new', 'gateway.db'));
+    await fresh.close();
+    const named = await FileStore.open({ path: join(dir, 'deep', 'my.store') });
+    assert.equal(named.file, join(dir, 'deep', 'my.store'));
+    await named.close();
+    assert.ok(existsSync(join(dir, 'deep', 'my.store')));
+  });
+});
+
+test('file store - a second open of a store in use is refused (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    await assertRejectsAs(
+      FileStore.open({ path: dir, busyTimeoutMs: 50 }),
+      'locked',
+      /is in use by another process/,
+    );
+    await store.close();
+    await (await FileStore.open({ path: dir })).close();
+  });
+});
+
+/** A store file with some messages in it, closed. */
+async function filledStore(dir: string): Promise<string> {
+  const store = await FileStore.open({ path: dir });
+  await store.recover();
+  const operations: StoreOperation[] = [];
+  for (let i = 1; i <= 500; i++) operations.push(...addOps(`ID:${i}`, i, ['queue://q'], 'b'.repeat(1000)));
+  await store.commit(operations);
+  await store.close();
+  return store.file;
+}
+
+test('file store - a truncated store file is refused, naming the file and what to do (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const file = await filledStore(dir);
+    const size = (await stat(file)).size;
+    const original = join(dir, 'original.db');
+    await copyFile(file, original);
+    for (const length of [Math.floor(size / 2), 4096, 100]) {
+      await copyFile(original, file);
+      await truncate(file, length);
+      await assertRejectsAs(
+        FileStore.open({ path: dir }),
+        'corrupt',
+        /^store '.*gateway\.db' is corrupt \(.+\): restore it from a backup or move it aside to start empty$/,
+      );
+    }
+    await truncate(file, 0);
+    await assertRejectsAs(FileStore.open({ path: dir }), 'corrupt', /is corrupt \(the file is empty\)/);
+  });
+});
+
+test('file store - a store file overwritten with garbage is refused (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const file = await filledStore(dir);
+    await writeFile(file, Buffer.alloc(64 * 1024, 'garbage!'));
+    await assertRejectsAs(FileStore.open({ path: dir }), 'corrupt', /is corrupt \(file is not a database\)/);
+
+    // Damage inside, with a valid header: the check at open finds it.
+    const inner = await filledStore(join(dir, 'b') + '/');
+    const handle = await open(inner, 'r+');
+    await handle.write(Buffer.alloc(3 * 4096, 0x5a), 0, 3 * 4096, 4096 * 20);
+    await handle.close();
+    await assertRejectsAs(FileStore.open({ path: join(dir, 'b') }), 'corrupt', /is corrupt/);
+  });
+});
+
+test('file store - a database that is not a store, or from a newer version, is refused', async () => {
+  await withDir(async (dir) => {
+    const foreign = join(dir, 'foreign.db');
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    await assertRejectsAs(FileStore.open({ path: foreign }), 'incompatible', /is not a jms-gateway store/);
+
+    const newer = await FileStore.open({ path: join(dir, 'newer.db') });
+    await newer.close();
+    const raw = new Database(join(dir, 'newer.db'));
+    raw.prepare("UPDATE meta SET value = '99' WHERE key = 'schema'").run();
+    raw.close();
+    await assertRejectsAs(
+      FileStore.open({ path: join(dir, 'newer.db') }),
+      'incompatible',
+      /schema version 99/,
+    );
+  });
+});
+
+test('file store - a missing store file next to its write-ahead log is refused', async () => {
+  await withDir(async (dir) => {
+    await writeFile(join(dir, 'gateway.db-wal'), Buffer.alloc(100));
+    await assertRejectsAs(FileStore.open({ path: dir }), 'corrupt', /missing but its write-ahead log/);
+  });
+});
+
+test('file store - backup copies the store while it is in use, and the copy opens on its own', async () => {
+  await withDir(async (dir) => {
+    const store = await FileStore.open({ path: join(dir, 'live') });
+    await store.recover();
+    await store.commit(addOps('ID:1', 1, ['queue://q']));
+    const pending = store.commit(addOps('ID:2', 2, ['queue://q']));
+    await store.backup(join(dir, 'copy.db'));
+    await pending;
+    await store.commit(addOps('ID:3', 3, ['queue://q']));
+    await store.close();
+    assert.deepEqual(
+      (await reopenAndRecover(join(dir, 'copy.db'))).refs.map((r) => r.id),
+      ['ID:1', 'ID:2'],
+    );
+  });
+});
