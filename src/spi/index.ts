@@ -25,4 +25,39 @@ export { MapMessage } from '../jms/message/map-message.js';
 export { StreamMessage } from '../jms/message/stream-message.js';
 export { Queue, Topic, type Destination, parseDestination } from '../jms/destination/destination.js';
 export type { TypedValue, ValueType } from '../jms/message/typed-value.js';
+export { MessageFormatError } from '../jms/errors.js';
+export {
+  VALUE_TYPES,
+  isValueType,
+  typedToString,
+  typedFromString,
+  type JsonTypedValue,
+  typedToJson,
+  typedFromJson,
+  encodeTypeTags,
+  decodeTypeTags,
+  carriedProperties,
+  setCarriedProperty,
+  CARRIED_HEADERS,
+  type CarriedHeader,
+  type DeliveryModeName,
+  type JmsHeaders,
+  readHeaders,
+  writeHeaders,
+  headersToStrings,
+  headersFromStrings,
+  BODY_CONTENT_TYPES,
+  contentTypeOf,
+  bodyTypeOfContentType,
+  mapBodyToJson,
+  streamBodyToJson,
+  encodeBody,
+  decodeBody,
+  ENVELOPE_VERSION,
+  type Envelope,
+  encodeEnvelope,
+  isEnvelope,
+  decodeEnvelope,
+  messageSnapshot,
+} from './message-codec.js';
 export type { EngineLogger } from '../jms/logger.js';
