@@ -531,7 +531,12 @@ class Parser {
 
   #hintFor(token: Token): string {
     if (token.kind === 'keyword') return ' (keywords cannot be used as identifiers)';
-    if (token.kind === 'punctuation' && token.text === '=' && this.#isPunctuation('=', -1)) {
+    if (
+      token.kind === 'punctuation' &&
+      token.text === '=' &&
+      this.#position > 0 &&
+      this.#isPunctuation('=', -1)
+    ) {
       return " ('==' is not an operator: use '=')";
     }
     return '';
