@@ -1,0 +1,49 @@
+/** What a bridge shows the admin API, metrics and tests (BRG-5, DESIGN "Errors, logs, status"). */
+
+/**
+ * `stopped`: not running. `connecting`: starting, endpoints not yet connected. `connected`:
+ * moving messages. `reconnecting`: a connection was lost (either side) and is being re-made with
+ * backoff. `paused`: not reading the source; in-flight messages finish. `retrying`: some message
+ * is waiting for its retry delay. `failed`: an operator must act: an endpoint's configuration is
+ * wrong, or a message reached its retry limit with no error destination (`onLimit: stall`).
+ */
+export type BridgeStatus =
+  'stopped' | 'connecting' | 'connected' | 'reconnecting' | 'paused' | 'retrying' | 'failed';
+
+/** Counts since the bridge was created. */
+export interface BridgeCounters {
+  /** Deliveries read from the source. */
+  readonly in: number;
+  /** Messages the target confirmed. */
+  readonly out: number;
+  /** Messages the bridge selector did not match (acknowledged, not sent). */
+  readonly filtered: number;
+  /** Retries of a failed send that counted toward the retry limit. */
+  readonly retried: number;
+  /** Messages moved to the error destination (limit reached, or poison). */
+  readonly deadLettered: number;
+  /** Undeliverable messages given up with `onLimit: drop` and no error destination (configured loss). */
+  readonly discarded: number;
+  /** At-most-once messages acknowledged at the source that never reached the target: 0 otherwise. */
+  readonly dropped: number;
+  /** Exactly-once messages dropped because their JMSMessageID was in the duplicate window. */
+  readonly duplicates: number;
+  /** Connections re-established after a loss (either side). */
+  readonly reconnects: number;
+  /** Deliveries read and not yet finished (now). */
+  readonly inFlight: number;
+  /** The last failure seen, if any. */
+  readonly lastError?: { readonly message: string; readonly at: number };
+}
+
+/** A change of status, passed to status listeners. */
+export interface StatusChange {
+  readonly bridge: string;
+  readonly status: BridgeStatus;
+  readonly previous: BridgeStatus;
+  /** Why, when the runtime knows (the error that caused a reconnect or a failure). */
+  readonly reason?: string;
+}
+
+/** Receives status changes; must not throw. */
+export type StatusListener = (change: StatusChange) => void;

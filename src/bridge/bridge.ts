@@ -1,0 +1,889 @@
+/**
+ * The bridge runtime (BRG-1..5, BRG-7, ORD-3, DLV-9): moves messages from a source to a sink.
+ * It alone owns delivery counts, retry delays and limits, ordering, the selector, error
+ * destinations and reconnects; connectors only move bytes and report typed errors.
+ *
+ * Shape: one reader pulls deliveries while fewer than `maxInFlight` are unsettled (backpressure),
+ * and files each into its ordering unit. A unit sends one message at a time, in order; a failed
+ * message waits for its retry delay at the head of its unit, so no later message of that unit
+ * overtakes it (ORD-3), while up to `concurrency` other units go on. Timers come from the
+ * injected clock, so tests never sleep.
+ */
+import { type Clock, systemClock } from '../jms/clock.js';
+import { IllegalStateError, InvalidArgumentError } from '../jms/errors.js';
+import { type EngineLogger, silentLogger } from '../jms/logger.js';
+import type { Message } from '../jms/message/message.js';
+import { type MessageSelector, parseSelector } from '../jms/selector/index.js';
+import type { Delivery, Outcome } from '../spi/connector.js';
+import { BackOffError, EndpointConfigurationError, NotConnectedError, isPoison } from '../spi/errors.js';
+import { reconnectDelayMs, retryDelayMs } from './backoff.js';
+import { type BridgeConfig, type ResolvedBridgeConfig, resolveBridgeConfig } from './bridge-config.js';
+import type { BridgeCounters, BridgeStatus, StatusListener } from './bridge-status.js';
+import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.js';
+import { errorDestinationCopy } from './error-message.js';
+import { InternalSource } from './internal-endpoint.js';
+import { orderingUnitOf } from './ordering.js';
+import { wait } from './wait.js';
+
+/** What a bridge is given besides its configuration. */
+export interface BridgeOptions {
+  /** Time and timers. Default: the system clock. */
+  readonly clock?: Clock;
+  readonly logger?: EngineLogger;
+  /** Randomness for retry jitter, [0, 1). Default Math.random. */
+  readonly random?: () => number;
+  /** Exactly-once only: the duplicate window. Default: an in-memory window of 100,000 ids. */
+  readonly duplicateWindow?: DuplicateWindow;
+}
+
+type Side = 'source' | 'sink' | 'errorDestination';
+type Lifecycle = 'stopped' | 'connecting' | 'running' | 'stopping';
+
+/** A delivery inside the runtime. */
+interface Item {
+  readonly delivery: Delivery;
+  readonly message: Message;
+  /** JMSMessageID as read, the duplicate-window key. */
+  readonly id: string | null;
+  /** The source connection it was read on: a lost connection abandons what it had not settled. */
+  readonly epoch: number;
+  /** JMSXDeliveryCount as the runtime keeps it: the attempt under way. */
+  deliveryCount: number;
+  /** Failed attempts that count toward the retry limit (since the last `resume()`). */
+  failures: number;
+  /** BackOffError retries (not counted). */
+  backoffs: number;
+  /** At-most-once: acknowledged at the source before sending. */
+  settledAtSource: boolean;
+  /** Exactly-once: the duplicate window was consulted. */
+  checked: boolean;
+}
+
+/** An ordering unit: its messages go one at a time, in order. */
+interface Unit {
+  readonly key: string;
+  readonly items: Item[];
+  /** idle: nothing to do; ready: queued for a slot; active: sending; waiting: for a timer or a reconnect; stalled: for resume(). */
+  state: 'idle' | 'ready' | 'active' | 'waiting' | 'stalled';
+  timer: unknown;
+}
+
+/** A bridge: start, pause, resume and stop it at run time; read its status and counters. */
+export class Bridge {
+  readonly name: string;
+  readonly #config: ResolvedBridgeConfig;
+  readonly #clock: Clock;
+  readonly #logger: EngineLogger;
+  readonly #random: () => number;
+  readonly #window: DuplicateWindow | undefined;
+  readonly #selector: MessageSelector | undefined;
+
+  #lifecycle: Lifecycle = 'stopped';
+  #paused = false;
+  /** Set when an endpoint's configuration is wrong: nothing more is attempted until stop/start. */
+  #fatal: string | undefined;
+  readonly #down = new Set<Side>();
+  #status: BridgeStatus = 'stopped';
+  readonly #listeners = new Set<StatusListener>();
+  readonly #counts = {
+    in: 0,
+    out: 0,
+    filtered: 0,
+    retried: 0,
+    deadLettered: 0,
+    discarded: 0,
+    dropped: 0,
+    duplicates: 0,
+    reconnects: 0,
+  };
+  #lastError: { message: string; at: number } | undefined;
+  #inFlight = 0;
+  readonly #lastWarned = new Map<Side, string>();
+
+  readonly #units = new Map<string, Unit>();
+  #ready: Unit[] = [];
+  #active = 0;
+  readonly #steps = new Set<Promise<void>>();
+  #nextUnordered = 0;
+  readonly #retrying = new Set<Unit>();
+  readonly #stalled = new Set<Unit>();
+  /** Exactly-once: the unit holding a message id, so a redelivered copy queues behind the original. */
+  readonly #unitOfId = new Map<string, Unit>();
+  /** The unit that hit `maxInFlightPerUnit` with the last read: reading waits until it drains. */
+  #fullUnit: Unit | undefined;
+
+  #acks: Item[] = [];
+  #ackTimer: unknown;
+  #ackChain: Promise<void> = Promise.resolve();
+  /** Errors in the error destination's retry loop (status `retrying`). */
+  #errorRetries = 0;
+
+  #epoch = 0;
+  #readAbort: AbortController | undefined;
+  #reading: Promise<void> = Promise.resolve();
+  /** Aborted when stop() gives up waiting: ends reconnect loops, retries and sends. */
+  #life = new AbortController();
+  readonly #reconnecting = new Map<Side, Promise<void>>();
+  #wakers: (() => void)[] = [];
+  #starting: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(config: BridgeConfig, options: BridgeOptions = {}) {
+    this.#config = resolveBridgeConfig(config);
+    this.name = this.#config.name;
+    this.#clock = options.clock ?? systemClock;
+    this.#logger = options.logger ?? silentLogger;
+    this.#random = options.random ?? Math.random;
+    if (this.#config.selector !== undefined && this.#config.source instanceof InternalSource)
+      throw new InvalidArgumentError(
+        `bridge '${this.name}': give an internal source its selector on the source itself, so non-matching queue messages stay on the queue (BRG-3)`,
+      );
+    const selector = parseSelector(this.#config.selector);
+    this.#selector = selector.text === null ? undefined : selector;
+    this.#window =
+      this.#config.qos === 'exactly-once'
+        ? (options.duplicateWindow ?? new MemoryDuplicateWindow())
+        : undefined;
+  }
+
+  // --- visible state ---
+
+  get status(): BridgeStatus {
+    return this.#status;
+  }
+
+  /** A snapshot of the counters. */
+  get counters(): BridgeCounters {
+    return {
+      ...this.#counts,
+      inFlight: this.#inFlight,
+      ...(this.#lastError ? { lastError: this.#lastError } : {}),
+    };
+  }
+
+  /** Calls `listener` on every status change; returns the function that removes it. */
+  onStatusChange(listener: StatusListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  // --- lifecycle (BRG-7) ---
+
+  /**
+   * Connects the sink, the error destination and the source (retrying with the reconnect
+   * backoff while they are unreachable) and starts moving messages. Resolves once running, or
+   * when `stop()` ends the attempt, or when an endpoint's configuration is wrong (status `failed`).
+   */
+  start(): Promise<void> {
+    if (this.#lifecycle === 'stopping')
+      return Promise.reject(new IllegalStateError(`bridge '${this.name}' is stopping`));
+    if (this.#lifecycle !== 'stopped') return this.#starting ?? Promise.resolve();
+    this.#lifecycle = 'connecting';
+    this.#paused = false;
+    this.#fatal = undefined;
+    this.#life = new AbortController();
+    this.#epoch++;
+    this.#updateStatus();
+    if (this.#config.qos === 'exactly-once' && this.#window instanceof MemoryDuplicateWindow)
+      this.#logger.info(
+        { bridge: this.name },
+        'exactly-once with an in-memory duplicate window: duplicates that arrive after a restart are not detected',
+      );
+    this.#starting = this.#connectAll(this.#life.signal);
+    return this.#starting;
+  }
+
+  /** Stops reading the source; messages already read are still sent and settled. */
+  async pause(): Promise<void> {
+    this.#checkStarted('pause');
+    if (this.#paused) return;
+    this.#paused = true;
+    this.#logger.info({ bridge: this.name }, 'bridge paused');
+    this.#updateStatus();
+    await this.#stopReading();
+    await this.#flushAcks();
+  }
+
+  /** Reads again after `pause()`; also gives stalled units (limit reached, no error destination) a new round of retries. */
+  resume(): Promise<void> {
+    this.#checkStarted('resume');
+    for (const unit of [...this.#stalled]) {
+      this.#stalled.delete(unit);
+      const head = unit.items[0];
+      if (head) head.failures = 0;
+      this.#makeReady(unit);
+    }
+    if (this.#paused) {
+      this.#paused = false;
+      this.#logger.info({ bridge: this.name }, 'bridge resumed');
+      if (this.#lifecycle === 'running' && this.#fatal === undefined) this.#startReading();
+    }
+    this.#updateStatus();
+    return Promise.resolve();
+  }
+
+  /**
+   * Stops reading, lets in-flight messages finish for up to `stopTimeoutMs`, then gives back what
+   * is left (settled `retry`, so the source delivers it again) and closes the endpoints. Nothing
+   * read is lost, except at-most-once messages still unsent at the deadline (counted in `dropped`).
+   */
+  stop(): Promise<void> {
+    if (this.#lifecycle === 'stopped') return Promise.resolve();
+    return (this.#stopping ??= this.#stop().finally(() => (this.#stopping = undefined)));
+  }
+
+  #checkStarted(what: string): void {
+    if (this.#lifecycle === 'stopped' || this.#lifecycle === 'stopping')
+      throw new IllegalStateError(`cannot ${what} bridge '${this.name}': it is not running`);
+  }
+
+  async #connectAll(signal: AbortSignal): Promise<void> {
+    const sides: Side[] = [
+      'sink',
+      ...(this.#config.errorDestination ? ['errorDestination' as const] : []),
+      'source',
+    ];
+    for (const side of sides) if (!(await this.#connect(side, signal, false))) return;
+    if (this.#lifecycle !== 'connecting') return;
+    this.#lifecycle = 'running';
+    this.#logger.info(
+      { bridge: this.name, qos: this.#config.qos, ordering: this.#config.ordering },
+      'bridge started',
+    );
+    if (!this.#paused) this.#startReading();
+    this.#updateStatus();
+  }
+
+  async #stop(): Promise<void> {
+    const wasConnecting = this.#lifecycle === 'connecting';
+    this.#lifecycle = 'stopping';
+    this.#logger.info({ bridge: this.name, inFlight: this.#inFlight }, 'bridge stopping');
+    if (wasConnecting) this.#life.abort();
+    await this.#stopReading();
+    await this.#starting;
+    if (!this.#life.signal.aborted && this.#fatal === undefined)
+      await this.#drain(this.#config.stopTimeoutMs);
+    this.#life.abort();
+    for (const unit of this.#units.values()) this.#clearTimer(unit);
+    await Promise.all([...this.#steps]);
+    await this.#flushAcks();
+    await this.#giveBack();
+    await Promise.all([...this.#reconnecting.values()]);
+    await Promise.all([
+      closeQuietly(this.#config.source),
+      closeQuietly(this.#config.sink),
+      closeQuietly(this.#config.errorDestination),
+    ]);
+    this.#lifecycle = 'stopped';
+    this.#paused = false;
+    this.#down.clear();
+    this.#retrying.clear();
+    this.#stalled.clear();
+    this.#lastWarned.clear();
+    this.#updateStatus();
+    this.#logger.info({ bridge: this.name }, 'bridge stopped');
+  }
+
+  /** Waits until every in-flight message finished (stalled ones aside), or `timeoutMs`. */
+  async #drain(timeoutMs: number): Promise<void> {
+    void this.#flushAcks();
+    const deadline = new AbortController();
+    const timer = this.#clock.setTimer(() => deadline.abort(), timeoutMs);
+    while (!this.#drained() && !deadline.signal.aborted) await this.#nextWake(deadline.signal);
+    this.#clock.clearTimer(timer);
+  }
+
+  #drained(): boolean {
+    let stalled = 0;
+    for (const unit of this.#stalled) stalled += unit.items.length;
+    return this.#inFlight === stalled;
+  }
+
+  /** After stop's deadline: everything unsent goes back to the source; at-most-once ones are lost. */
+  async #giveBack(): Promise<void> {
+    const units = [...this.#units.values()];
+    this.#units.clear();
+    this.#ready = [];
+    this.#unitOfId.clear();
+    this.#fullUnit = undefined;
+    for (const unit of units) {
+      for (const item of unit.items.splice(0)) {
+        if (item.settledAtSource) {
+          this.#counts.dropped++;
+          this.#logger.error(
+            { bridge: this.name, messageId: item.id },
+            'at-most-once message lost: acknowledged at the source and not sent before the stop deadline',
+          );
+        } else {
+          await this.#settle(item, { kind: 'retry' });
+        }
+        this.#release();
+      }
+    }
+  }
+
+  // --- connections (BRG-5) ---
+
+  /** Connects one side, retrying with the reconnect backoff. False when aborted or misconfigured. */
+  async #connect(side: Side, signal: AbortSignal, afterLoss: boolean): Promise<boolean> {
+    const endpoint = this.#endpoint(side);
+    for (let attempt = 1; ; attempt++) {
+      if (afterLoss || attempt > 1) {
+        const delay = reconnectDelayMs(this.#config.reconnect, afterLoss ? attempt : attempt - 1);
+        if (!(await wait(this.#clock, delay, signal))) return false;
+      }
+      try {
+        await endpoint.connect(signal);
+        this.#lastWarned.delete(side);
+        return true;
+      } catch (error) {
+        if (signal.aborted) return false;
+        this.#noteError(error);
+        if (error instanceof EndpointConfigurationError) {
+          this.#failFatal(side, error);
+          return false;
+        }
+        this.#warnOnChange(side, error, `bridge cannot connect its ${side}; retrying with backoff`);
+      }
+    }
+  }
+
+  /** Re-makes a lost connection; callers on the same side share one attempt. */
+  #reconnect(side: Side, cause: unknown): Promise<void> {
+    let running = this.#reconnecting.get(side);
+    if (!running) {
+      running = this.#reconnectLoop(side, cause).finally(() => this.#reconnecting.delete(side));
+      this.#reconnecting.set(side, running);
+    }
+    return running;
+  }
+
+  async #reconnectLoop(side: Side, cause: unknown): Promise<void> {
+    this.#down.add(side);
+    this.#noteError(cause);
+    this.#warnOnChange(side, cause, `bridge lost its ${side} connection; reconnecting`);
+    this.#updateStatus(describe(cause));
+    // Acknowledge what is done while the old connection may still take it.
+    if (side === 'source') await this.#flushAcks();
+    await closeQuietly(this.#endpoint(side));
+    const connected = await this.#connect(side, this.#life.signal, true);
+    this.#down.delete(side);
+    if (connected) {
+      this.#counts.reconnects++;
+      this.#logger.info({ bridge: this.name, side }, 'bridge reconnected');
+    }
+    this.#updateStatus();
+  }
+
+  #endpoint(side: Side): { connect(signal: AbortSignal): Promise<void>; close(): Promise<void> } {
+    if (side === 'source') return this.#config.source;
+    if (side === 'sink') return this.#config.sink;
+    return this.#config.errorDestination!;
+  }
+
+  #failFatal(side: Side, error: Error): void {
+    this.#fatal = describe(error);
+    this.#logger.error(
+      { bridge: this.name, side, err: this.#fatal },
+      'bridge failed: an endpoint is misconfigured; fix it and restart the bridge',
+    );
+    this.#readAbort?.abort();
+    this.#updateStatus(this.#fatal);
+    this.#wake();
+  }
+
+  // --- reading ---
+
+  #startReading(): void {
+    const abort = new AbortController();
+    this.#readAbort = abort;
+    this.#reading = this.#reading.then(() => this.#readLoop(abort.signal));
+  }
+
+  #stopReading(): Promise<void> {
+    this.#readAbort?.abort();
+    this.#readAbort = undefined;
+    this.#wake();
+    return this.#reading;
+  }
+
+  async #readLoop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && this.#fatal === undefined) {
+      const reconnecting = this.#reconnecting.get('source');
+      if (reconnecting) {
+        // Pause and stop need not wait for a reconnect: it goes on without the reader.
+        await Promise.race([reconnecting, this.#nextWake(signal)]);
+        continue;
+      }
+      if (!(await this.#capacity(signal))) return;
+      let delivery: Delivery;
+      try {
+        delivery = await this.#config.source.receive(signal);
+      } catch (error) {
+        if (signal.aborted) return;
+        if (error instanceof EndpointConfigurationError) {
+          this.#noteError(error);
+          this.#failFatal('source', error);
+          return;
+        }
+        this.#sourceLost(error);
+        continue;
+      }
+      await this.#accept(delivery);
+    }
+  }
+
+  /** Waits while `maxInFlight` deliveries are unsettled or the last unit read into is full (backpressure). */
+  async #capacity(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal.aborted) return false;
+      if (this.#fullUnit && this.#fullUnit.items.length < this.#config.maxInFlightPerUnit)
+        this.#fullUnit = undefined;
+      if (this.#inFlight < this.#config.maxInFlight && !this.#fullUnit) return true;
+      // Batched acknowledgements would otherwise hold slots until their interval ends.
+      if (this.#acks.length > 0) void this.#flushAcks();
+      await this.#nextWake(signal);
+    }
+  }
+
+  /** The source connection dropped: what it had not settled comes back after the reconnect. */
+  #sourceLost(error: unknown): void {
+    this.#epoch++;
+    this.#abandonUnsettled();
+    void this.#reconnect('source', error);
+  }
+
+  async #accept(delivery: Delivery): Promise<void> {
+    const message = delivery.message;
+    this.#counts.in++;
+    this.#inFlight++;
+    const item: Item = {
+      delivery,
+      message,
+      id: message.getJMSMessageID(),
+      epoch: this.#epoch,
+      deliveryCount: Math.max(1, message.deliveryCount),
+      failures: 0,
+      backoffs: 0,
+      settledAtSource: false,
+      checked: false,
+    };
+    if (this.#selector && !this.#selector.matches(message)) {
+      this.#counts.filtered++;
+      this.#queueAck(item);
+      return;
+    }
+    if (this.#config.qos === 'at-most-once') {
+      // Not acknowledged means the source delivers it again: sending it now could duplicate it.
+      if (!(await this.#settle(item, { kind: 'ack' }))) {
+        this.#release();
+        return;
+      }
+      item.settledAtSource = true;
+    }
+    const unit = this.#unitFor(item);
+    unit.items.push(item);
+    if (this.#window && item.id !== null) this.#unitOfId.set(item.id, unit);
+    if (unit.items.length >= this.#config.maxInFlightPerUnit) this.#fullUnit = unit;
+    if (unit.state === 'idle') this.#makeReady(unit);
+  }
+
+  #unitFor(item: Item): Unit {
+    const holder = item.id === null ? undefined : this.#unitOfId.get(item.id);
+    if (holder && this.#units.get(holder.key) === holder) return holder;
+    const key =
+      orderingUnitOf(this.#config.ordering, this.#config.orderingProperty, item.delivery, item.message) ??
+      `unordered:${++this.#nextUnordered}`;
+    let unit = this.#units.get(key);
+    if (!unit) {
+      unit = { key, items: [], state: 'idle', timer: undefined };
+      this.#units.set(key, unit);
+    }
+    return unit;
+  }
+
+  /** Drops what the lost source connection had delivered and the runtime had not yet sent or settled. */
+  #abandonUnsettled(): void {
+    for (const unit of [...this.#units.values()]) {
+      const busy = unit.state === 'active';
+      const kept = unit.items.filter(
+        (item, index) => (busy && index === 0) || item.settledAtSource || item.epoch === this.#epoch,
+      );
+      if (kept.length === unit.items.length) continue;
+      const headChanged = kept[0] !== unit.items[0];
+      for (const item of unit.items) {
+        if (kept.includes(item)) continue;
+        this.#forgetId(item, unit);
+        this.#release();
+      }
+      unit.items.splice(0, unit.items.length, ...kept);
+      if (!busy && headChanged) this.#restartUnit(unit);
+    }
+  }
+
+  /** A waiting or stalled unit lost its head message: start over with the next one, if any. */
+  #restartUnit(unit: Unit): void {
+    this.#clearTimer(unit);
+    this.#stalled.delete(unit);
+    if (unit.items.length === 0) {
+      unit.state = 'idle';
+      this.#units.delete(unit.key);
+    } else if (unit.state !== 'ready') {
+      this.#makeReady(unit);
+    }
+    this.#updateStatus();
+  }
+
+  // --- ordering units ---
+
+  #makeReady(unit: Unit): void {
+    unit.state = 'ready';
+    this.#ready.push(unit);
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (
+      this.#active < this.#config.concurrency &&
+      !this.#life.signal.aborted &&
+      this.#fatal === undefined
+    ) {
+      const unit = this.#ready.shift();
+      if (!unit) return;
+      if (unit.state !== 'ready') continue;
+      unit.state = 'active';
+      this.#active++;
+      const step = this.#step(unit);
+      this.#steps.add(step);
+      void step.finally(() => this.#steps.delete(step));
+    }
+  }
+
+  async #step(unit: Unit): Promise<void> {
+    try {
+      await this.#attempt(unit);
+    } catch (error) {
+      // A bug, not a broker problem: keep the message, say so loudly.
+      this.#noteError(error);
+      this.#logger.error({ bridge: this.name, err: describe(error) }, 'bridge runtime error');
+      unit.state = 'stalled';
+      this.#stalled.add(unit);
+    } finally {
+      this.#active--;
+      if (unit.state === 'active') {
+        if (unit.items.length > 0) this.#makeReady(unit);
+        else {
+          unit.state = 'idle';
+          this.#units.delete(unit.key);
+        }
+      }
+      this.#pump();
+      this.#updateStatus();
+      this.#wake();
+    }
+  }
+
+  /** Sends the unit's head message once and handles the outcome. */
+  async #attempt(unit: Unit): Promise<void> {
+    const item = unit.items[0];
+    if (!item) return;
+    if (this.#window && item.id !== null && !item.checked) {
+      item.checked = true;
+      if (await this.#window.has(item.id)) {
+        this.#counts.duplicates++;
+        this.#logger.debug({ bridge: this.name, messageId: item.id }, 'duplicate dropped (exactly-once)');
+        unit.items.shift();
+        this.#forgetId(item, unit);
+        this.#queueAck(item);
+        return;
+      }
+    }
+    const outgoing = item.message.copy();
+    outgoing.deliveryCount = item.deliveryCount;
+    outgoing.setJMSRedelivered(item.deliveryCount > 1);
+    try {
+      await this.#config.sink.send(outgoing, this.#life.signal);
+    } catch (error) {
+      if (!this.#life.signal.aborted) await this.#sendFailed(unit, item, error);
+      return;
+    }
+    if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
+    unit.items.shift();
+    this.#counts.out++;
+    await this.#delivered(item, unit);
+  }
+
+  async #sendFailed(unit: Unit, item: Item, error: unknown): Promise<void> {
+    this.#noteError(error);
+    if (error instanceof NotConnectedError) {
+      unit.state = 'waiting';
+      void this.#reconnect('sink', error).then(() => this.#wakeUnit(unit));
+      return;
+    }
+    if (error instanceof EndpointConfigurationError) {
+      unit.state = 'waiting';
+      this.#failFatal('sink', error);
+      return;
+    }
+    this.#warnOnChange('sink', error, 'bridge cannot send; retrying');
+    if (isPoison(error)) {
+      await this.#undeliverable(unit, item, `poison message: ${describe(error)}`);
+      return;
+    }
+    if (error instanceof BackOffError) {
+      item.backoffs++;
+      this.#retryLater(
+        unit,
+        error.delayMs ?? retryDelayMs(this.#config.retry.delay, item.backoffs, this.#random),
+      );
+      return;
+    }
+    item.failures++;
+    const limit = this.#config.retry.limit;
+    if (limit >= 0 && item.failures > limit) {
+      await this.#undeliverable(
+        unit,
+        item,
+        `retry limit ${limit} reached after ${item.deliveryCount} deliveries: ${describe(error)}`,
+      );
+      return;
+    }
+    this.#counts.retried++;
+    item.deliveryCount++;
+    this.#retryLater(unit, retryDelayMs(this.#config.retry.delay, item.failures, this.#random));
+  }
+
+  /** The head message waits `delayMs` before its next attempt; later messages of the unit wait behind it (ORD-3). */
+  #retryLater(unit: Unit, delayMs: number): void {
+    unit.state = 'waiting';
+    this.#retrying.add(unit);
+    unit.timer = this.#clock.setTimer(() => {
+      unit.timer = undefined;
+      this.#retrying.delete(unit);
+      this.#wakeUnit(unit);
+      this.#updateStatus();
+    }, delayMs);
+  }
+
+  #wakeUnit(unit: Unit): void {
+    if (unit.state === 'waiting' && this.#units.get(unit.key) === unit) this.#makeReady(unit);
+  }
+
+  #clearTimer(unit: Unit): void {
+    if (unit.timer !== undefined) this.#clock.clearTimer(unit.timer);
+    unit.timer = undefined;
+    this.#retrying.delete(unit);
+  }
+
+  /** Limit reached or poison (BRG-4, DLV-3, DLV-9): error destination, else drop if configured, else stall. */
+  async #undeliverable(unit: Unit, item: Item, reason: string): Promise<void> {
+    const fields = { bridge: this.name, messageId: item.id, unit: unit.key, reason };
+    if (this.#config.errorDestination) {
+      const moved = errorDestinationCopy(
+        item.message,
+        this.name,
+        reason,
+        item.deliveryCount,
+        this.#clock.now(),
+      );
+      if (!(await this.#sendToErrorDestination(moved))) return;
+      this.#counts.deadLettered++;
+      this.#logger.debug(fields, 'message moved to the error destination');
+    } else if (this.#config.retry.onLimit === 'drop') {
+      this.#counts.discarded++;
+      this.#logger.warn(fields, 'undeliverable message discarded: no error destination and onLimit is drop');
+    } else {
+      unit.state = 'stalled';
+      this.#stalled.add(unit);
+      this.#noteError(new Error(reason));
+      this.#logger.error(
+        fields,
+        'undeliverable message kept and its ordering unit stalled: no error destination; fix the target and call resume()',
+      );
+      this.#updateStatus(reason);
+      return;
+    }
+    unit.items.shift();
+    this.#forgetId(item, unit);
+    if (!item.settledAtSource) await this.#settle(item, { kind: 'reject', reason: new Error(reason) });
+    this.#release();
+  }
+
+  /** Retries the error destination until it takes the message (never lost); false when stop gave up. */
+  async #sendToErrorDestination(message: Message): Promise<boolean> {
+    const sink = this.#config.errorDestination!;
+    const signal = this.#life.signal;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await sink.send(message, signal);
+        this.#lastWarned.delete('errorDestination');
+        return true;
+      } catch (error) {
+        if (signal.aborted) return false;
+        this.#noteError(error);
+        if (error instanceof NotConnectedError) {
+          await this.#reconnect('errorDestination', error);
+          continue;
+        }
+        this.#warnOnChange(
+          'errorDestination',
+          error,
+          'bridge cannot move a message to its error destination; retrying',
+        );
+        this.#errorRetries++;
+        this.#updateStatus();
+        const waited = await wait(this.#clock, reconnectDelayMs(this.#config.reconnect, attempt), signal);
+        this.#errorRetries--;
+        this.#updateStatus();
+        if (!waited) return false;
+      }
+    }
+  }
+
+  // --- settling ---
+
+  /** The target confirmed: record the id (exactly-once), then acknowledge the source. */
+  async #delivered(item: Item, unit: Unit): Promise<void> {
+    this.#forgetId(item, unit);
+    if (this.#window && item.id !== null) {
+      try {
+        await this.#window.add(item.id, this.#clock.now());
+      } catch (error) {
+        this.#noteError(error);
+        this.#logger.warn(
+          { bridge: this.name, messageId: item.id, err: describe(error) },
+          'could not record the message id in the duplicate window',
+        );
+      }
+    }
+    if (item.settledAtSource) this.#release();
+    else this.#queueAck(item);
+  }
+
+  /** Acknowledges in batches of `batchSize`, at the latest after `batchIntervalMs`. */
+  #queueAck(item: Item): void {
+    this.#acks.push(item);
+    const immediate =
+      this.#acks.length >= this.#config.batchSize ||
+      this.#config.batchIntervalMs === 0 ||
+      this.#paused ||
+      this.#lifecycle !== 'running';
+    if (immediate) void this.#flushAcks();
+    else
+      this.#ackTimer ??= this.#clock.setTimer(() => {
+        this.#ackTimer = undefined;
+        void this.#flushAcks();
+      }, this.#config.batchIntervalMs);
+  }
+
+  #flushAcks(): Promise<void> {
+    if (this.#ackTimer !== undefined) this.#clock.clearTimer(this.#ackTimer);
+    this.#ackTimer = undefined;
+    const batch = this.#acks;
+    if (batch.length === 0) return this.#ackChain;
+    this.#acks = [];
+    this.#ackChain = this.#ackChain.then(async () => {
+      for (const item of batch) {
+        await this.#settle(item, { kind: 'ack' });
+        this.#release();
+      }
+    });
+    return this.#ackChain;
+  }
+
+  /** Settles at the source; false when the source could not be told (it will deliver the message again). */
+  async #settle(item: Item, outcome: Outcome): Promise<boolean> {
+    try {
+      await item.delivery.settle(outcome);
+      return true;
+    } catch (error) {
+      this.#noteError(error);
+      this.#warnOnChange(
+        'source',
+        error,
+        `bridge could not settle a delivery (${outcome.kind}); the source will deliver it again`,
+      );
+      return false;
+    }
+  }
+
+  /** One delivery is finished with: room for the reader. */
+  #release(): void {
+    this.#inFlight--;
+    this.#wake();
+  }
+
+  #forgetId(item: Item, unit: Unit): void {
+    if (item.id === null || this.#unitOfId.get(item.id) !== unit) return;
+    if (!unit.items.some((other) => other !== item && other.id === item.id)) this.#unitOfId.delete(item.id);
+  }
+
+  // --- waking, status, logs ---
+
+  /** Resolves at the next state change that may free capacity or finish a drain. */
+  #nextWake(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.#wakers.push(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  #wake(): void {
+    for (const waker of this.#wakers.splice(0)) waker();
+  }
+
+  #computeStatus(): BridgeStatus {
+    if (this.#lifecycle === 'stopped') return 'stopped';
+    if (this.#fatal !== undefined) return 'failed';
+    if (this.#lifecycle === 'connecting') return 'connecting';
+    if (this.#down.size > 0) return 'reconnecting';
+    if (this.#stalled.size > 0) return 'failed';
+    if (this.#paused) return 'paused';
+    if (this.#retrying.size > 0 || this.#errorRetries > 0) return 'retrying';
+    return 'connected';
+  }
+
+  #updateStatus(reason?: string): void {
+    const status = this.#computeStatus();
+    if (status === this.#status) return;
+    const previous = this.#status;
+    this.#status = status;
+    this.#logger.debug({ bridge: this.name, status, previous }, 'bridge status');
+    const change = { bridge: this.name, status, previous, ...(reason === undefined ? {} : { reason }) };
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.#logger.warn({ bridge: this.name, err: describe(error) }, 'bridge status listener threw');
+      }
+    }
+  }
+
+  #noteError(error: unknown): void {
+    this.#lastError = { message: describe(error), at: this.#clock.now() };
+  }
+
+  /** Warns once per distinct reason per side, not on every retry. */
+  #warnOnChange(side: Side, error: unknown, message: string): void {
+    const reason = describe(error);
+    if (this.#lastWarned.get(side) === reason) return;
+    this.#lastWarned.set(side, reason);
+    this.#logger.warn({ bridge: this.name, side, err: reason }, message);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+async function closeQuietly(endpoint: { close(): Promise<void> } | undefined): Promise<void> {
+  try {
+    await endpoint?.close();
+  } catch {
+    // Closing is best effort: the connection is being given up anyway.
+  }
+}

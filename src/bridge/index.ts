@@ -1,0 +1,25 @@
+/** The bridge runtime: what the config layer, the admin API and embedding programs use. */
+export { Bridge, type BridgeOptions } from './bridge.js';
+export {
+  type BridgeConfig,
+  type ResolvedBridgeConfig,
+  type QualityOfService,
+  type OrderingMode,
+  type RetryPolicy,
+  BRIDGE_DEFAULTS,
+  resolveBridgeConfig,
+} from './bridge-config.js';
+export type { BridgeStatus, BridgeCounters, StatusChange, StatusListener } from './bridge-status.js';
+export { type RetryDelay, type ReconnectPolicy, retryDelayMs, reconnectDelayMs } from './backoff.js';
+export {
+  type DuplicateWindow,
+  type MemoryDuplicateWindowOptions,
+  MemoryDuplicateWindow,
+} from './duplicate-window.js';
+export {
+  InternalSource,
+  InternalSink,
+  type InternalSourceConfig,
+  type InternalSinkConfig,
+} from './internal-endpoint.js';
+export { ERROR_ORIGIN, ERROR_REASON, ERROR_DELIVERY_COUNT, ERROR_TIME } from './error-message.js';

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { DuplicateWindow } from '../../../src/bridge/index.js';
+import { fakeBridge, idle, message } from './fakes.js';
+
+test('bridge - at-least-once acknowledges the source only after the target confirmed (BRG-2)', async () => {
+  const { bridge, source, sink, log } = fakeBridge({ qos: 'at-least-once' });
+  sink.hangAll();
+  await bridge.start();
+  source.pushTexts('m1');
+  await idle();
+  assert.equal(sink.hanging, 1);
+  assert.deepEqual(source.settlements, [], 'nothing acknowledged while the target has not confirmed');
+  assert.equal(bridge.counters.inFlight, 1);
+  sink.confirmAll();
+  await idle();
+  assert.deepEqual(log, ['receive m1', 'send m1', 'ack m1']);
+  assert.equal(bridge.counters.inFlight, 0);
+  await bridge.stop();
+});
+
+test('bridge - at-most-once acknowledges the source before the target send (BRG-2)', async () => {
+  const { bridge, source, sink, log } = fakeBridge({ qos: 'at-most-once' });
+  sink.hangAll();
+  await bridge.start();
+  source.pushTexts('m1');
+  await idle();
+  assert.deepEqual(log, ['receive m1', 'ack m1'], 'acknowledged although the send has not been confirmed');
+  sink.confirmAll();
+  await idle();
+  assert.deepEqual(log, ['receive m1', 'ack m1', 'send m1']);
+  assert.equal(bridge.counters.dropped, 0);
+  await bridge.stop();
+});
+
+test('bridge - at-most-once loses an unsent message only at a stop deadline, and counts it in dropped (BRG-2, BRG-7)', async () => {
+  const { bridge, source, sink, clock, logger } = fakeBridge({ qos: 'at-most-once', stopTimeoutMs: 500 });
+  sink.hangAll();
+  await bridge.start();
+  source.pushTexts('m1');
+  await idle();
+  const stopped = bridge.stop();
+  await clock.advance(500);
+  await stopped;
+  assert.equal(bridge.counters.dropped, 1);
+  assert.deepEqual(source.acked, ['m1']);
+  assert.ok(logger.at('error').some((m) => m.includes('at-most-once message lost')));
+});
+
+test('bridge - exactly-once drops a message whose JMSMessageID was already forwarded, and counts it (BRG-2)', async () => {
+  const { bridge, source, sink } = fakeBridge({ qos: 'exactly-once' });
+  await bridge.start();
+  source.push(message('m1', { id: 'ID:1' }));
+  source.push(message('m2', { id: 'ID:2' }));
+  // The same message again, as a source that lost its acknowledgement would deliver it.
+  source.push(message('m1', { id: 'ID:1' }));
+  await idle();
+  assert.deepEqual(sink.texts, ['m1', 'm2']);
+  assert.deepEqual(source.acked, ['m1', 'm2', 'm1'], 'the duplicate is acknowledged, not sent');
+  assert.equal(bridge.counters.duplicates, 1);
+  assert.equal(bridge.counters.out, 2);
+  assert.equal(bridge.counters.in, 3);
+  await bridge.stop();
+});
+
+test('bridge - exactly-once records the id after the target confirmed and before the source ack (BRG-2)', async () => {
+  const seen = new Set<string>();
+  const shared: { log: string[] } = { log: [] };
+  const window: DuplicateWindow = {
+    has: (id) => Promise.resolve(seen.has(id)),
+    add: (id) => {
+      shared.log.push(`record ${id}`);
+      seen.add(id);
+      return Promise.resolve();
+    },
+  };
+  const { bridge, source, log } = fakeBridge({ qos: 'exactly-once' }, { duplicateWindow: window });
+  shared.log = log;
+  await bridge.start();
+  source.push(message('m1', { id: 'ID:1' }));
+  await idle();
+  assert.deepEqual(log, ['receive m1', 'send m1', 'record ID:1', 'ack m1']);
+  await bridge.stop();
+});
+
+test('bridge - exactly-once queues a redelivered copy behind its original instead of sending both (BRG-2)', async () => {
+  const { bridge, source, sink } = fakeBridge({ qos: 'exactly-once', ordering: 'none', concurrency: 4 });
+  sink.hangAll();
+  await bridge.start();
+  source.push(message('m1', { id: 'ID:1' }));
+  source.push(message('m1', { id: 'ID:1' }));
+  await idle();
+  assert.equal(sink.hanging, 1, 'the copy waits behind the original');
+  sink.confirmAll();
+  await idle();
+  assert.deepEqual(sink.texts, ['m1']);
+  assert.equal(bridge.counters.duplicates, 1);
+  await bridge.stop();
+});
+
+test('bridge - a selector on an external source acknowledges non-matching messages and counts them as filtered (BRG-3)', async () => {
+  const { bridge, source, sink } = fakeBridge({ selector: "colour = 'red'" });
+  await bridge.start();
+  source.push(message('r1', { properties: { colour: 'red' } }));
+  source.push(message('b1', { properties: { colour: 'blue' } }));
+  source.push(message('n1'));
+  source.push(message('r2', { properties: { colour: 'red' } }));
+  await idle();
+  assert.deepEqual(sink.texts, ['r1', 'r2']);
+  assert.deepEqual(source.acked.sort(), ['b1', 'n1', 'r1', 'r2']);
+  assert.equal(bridge.counters.filtered, 2);
+  assert.equal(bridge.counters.out, 2);
+  await bridge.stop();
+});
+
+test('bridge - an invalid selector is refused when the bridge is created (BRG-3, SEL-5)', () => {
+  assert.throws(() => fakeBridge({ selector: 'colour = ' }), { name: 'InvalidSelectorError' });
+});
+
+test('bridge - acknowledgements go in batches of batchSize, a partial batch after batchIntervalMs (BRG-5)', async () => {
+  const { bridge, source, sink, clock } = fakeBridge({ batchSize: 3, batchIntervalMs: 200 });
+  await bridge.start();
+  source.pushTexts('m1', 'm2');
+  await idle();
+  assert.deepEqual(sink.texts, ['m1', 'm2']);
+  assert.deepEqual(source.acked, [], 'a partial batch waits');
+  source.pushTexts('m3', 'm4');
+  await idle();
+  assert.deepEqual(source.acked, ['m1', 'm2', 'm3'], 'a full batch goes at once');
+  await clock.advance(199);
+  assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
+  await clock.advance(1);
+  assert.deepEqual(source.acked, ['m1', 'm2', 'm3', 'm4'], 'the rest after the interval');
+  await bridge.stop();
+});
