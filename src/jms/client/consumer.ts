@@ -3,7 +3,6 @@
  * is what a backlog dispatches to: it has capacity while a receive waits, or while its listener
  * window (MessagesMaximum, SES-6) has room.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ScheduledTimer } from '../clock.js';
 import type { Backlog, BacklogConsumer } from '../destination/backlog.js';
 import type { Destination } from '../destination/destination.js';
@@ -31,9 +30,6 @@ interface Waiter {
   timer: ScheduledTimer | undefined;
 }
 
-/** Which session's listener the current async context runs in (so recover() inside a listener does not wait for itself). */
-const listenerContext = new AsyncLocalStorage<Session>();
-
 export class MessageConsumer implements BacklogConsumer {
   readonly #session: Session;
   readonly #target: ConsumerTarget;
@@ -58,11 +54,6 @@ export class MessageConsumer implements BacklogConsumer {
     this.#session = session;
     this.#target = target;
     this.#selectorText = selectorText;
-  }
-
-  /** @internal True when the current async context is running a listener of `session`. */
-  static inListenerOf(session: Session): boolean {
-    return listenerContext.getStore() === session;
   }
 
   /** The selector text given at creation, or null (SEL-5). */
@@ -191,9 +182,12 @@ export class MessageConsumer implements BacklogConsumer {
   async runListener(entry: Entry, backlog: Backlog): Promise<void> {
     const message = this.#session.deliver(this, entry, backlog);
     try {
-      await listenerContext.run(this.#session, async () => {
+      this.#session.listenerRunning = true;
+      try {
         await this.#listener?.(message);
-      });
+      } finally {
+        this.#session.listenerRunning = false;
+      }
       await this.#session.autoAcknowledge(entry);
     } catch (error) {
       this.#session.listenerFailed(entry, error);
@@ -220,7 +214,7 @@ export class MessageConsumer implements BacklogConsumer {
       waiter.timer?.cancel();
       waiter.resolve(null);
     }
-    if (!MessageConsumer.inListenerOf(this.#session)) await this.#session.idle();
+    if (!this.#session.listenerRunning) await this.#session.idle();
     this.#target.backlog.removeConsumer(this);
     this.#session.consumerClosed(this);
     if (this.#target.subscription) this.#session.connection.engine.consumerLeft(this.#target.subscription);

@@ -560,11 +560,17 @@ export class Session {
   }
 
   /**
+   * @internal True while one of this session's listeners runs. A session is used by one thread
+   * of control (JMS), so a call made while it is set comes from the listener itself.
+   */
+  listenerRunning = false;
+
+  /**
    * Waits for the running listener unless called from inside it (a listener may call recover or
    * rollback on its own session; waiting for itself would never end).
    */
   private async idleIfNotInListener(): Promise<void> {
-    if (MessageConsumer.inListenerOf(this)) return;
+    if (this.listenerRunning) return;
     await this.idle();
   }
 

@@ -13,7 +13,13 @@ import type { ScheduledTimer, TimerQueue } from '../clock.js';
 import type { MessageSelector } from '../selector/index.js';
 import { BacklogStatistics, type SharedTally } from './backlog-statistics.js';
 import type { Entry, EntryState } from './entry.js';
-import { type DestinationKey, type OrderedEntries, createOrderedEntries } from './ordered-entries.js';
+import {
+  type DestinationKey,
+  type OrderedEntries,
+  SortedEntries,
+  bySeq,
+  createOrderedEntries,
+} from './ordered-entries.js';
 
 /** What a backlog needs of a consumer. */
 export interface BacklogConsumer {
@@ -85,36 +91,63 @@ export class Backlog {
   }
 
   // --- units of order (ORD-4) ---
+  //
+  // Entries of a unit wait in the unit's own send-ordered queue; only its head is published to
+  // consumers, and only while no message of the unit is out (delivered, or waiting out a
+  // redelivery delay). So a busy unit costs dispatch nothing, however many messages it has.
 
   readonly #unitOfOrderProperty: string | null;
-  /** Units with a message out (delivered, or waiting out a redelivery delay): their next message waits. */
   readonly #busyUnits = new Set<string>();
-  readonly #unitIsFree = (entry: Entry): boolean => {
-    const unit = this.#unitOf(entry);
-    return unit === null || !this.#busyUnits.has(unit);
-  };
+  readonly #unitQueues = new Map<string, SortedEntries>();
+  /** The entry of each unit published to consumers, with the generation it was published at. */
+  readonly #unitHeads = new Map<string, { entry: Entry; generation: number }>();
 
   #unitOf(entry: Entry): string | null {
+    if (this.#unitOfOrderProperty === null) return null;
     const stored = entry.stored;
     if (stored.unitOfOrder === undefined) {
-      const value =
-        this.#unitOfOrderProperty === null
-          ? undefined
-          : stored.message.getTypedProperty(this.#unitOfOrderProperty)?.value;
+      const value = stored.message.getTypedProperty(this.#unitOfOrderProperty)?.value;
       stored.unitOfOrder = value === undefined || value instanceof Uint8Array ? null : String(value);
     }
     return stored.unitOfOrder;
   }
 
   /** Keeps the busy set in step with an entry's state: a unit is busy while its message is out. */
-  #trackUnit(entry: Entry, from: EntryState, to: EntryState): boolean {
-    const out = (state: EntryState) => state === 'delivered' || state === 'delayed';
-    if (out(from) === out(to)) return false;
+  #trackUnit(entry: Entry, from: EntryState, to: EntryState): void {
+    if (isOut(from) === isOut(to)) return;
     const unit = this.#unitOf(entry);
-    if (unit === null) return false;
-    if (out(to)) this.#busyUnits.add(unit);
+    if (unit === null) return;
+    if (isOut(to)) this.#busyUnits.add(unit);
     else this.#busyUnits.delete(unit);
-    return !out(to);
+  }
+
+  /** Publishes the unit's next entry when the unit is free and has none published. */
+  #promote(unit: string): void {
+    if (this.#busyUnits.has(unit)) return;
+    const published = this.#unitHeads.get(unit);
+    if (
+      published &&
+      published.entry.state === 'available' &&
+      published.entry.generation === published.generation
+    )
+      return;
+    const queue = this.#unitQueues.get(unit);
+    const head = queue?.first();
+    if (!head) {
+      this.#unitQueues.delete(unit);
+      this.#unitHeads.delete(unit);
+      return;
+    }
+    this.#unitHeads.set(unit, { entry: head, generation: head.generation });
+    this.#publish(head);
+  }
+
+  /** Entries of units waiting behind their unit's head. */
+  *#queuedInUnits(): IterableIterator<Entry> {
+    for (const [unit, queue] of this.#unitQueues) {
+      const head = this.#unitHeads.get(unit)?.entry;
+      for (const entry of queue.values()) if (entry !== head) yield entry;
+    }
   }
 
   /** Consumers attached now. */
@@ -180,11 +213,11 @@ export class Backlog {
   /** Removes a delivered entry for good: its consumer acknowledged it. */
   acknowledge(entry: Entry): void {
     if (entry.state === 'removed') return;
-    const freedUnit = this.#setState(entry, 'removed');
+    this.#setState(entry, 'removed');
     entry.holder = undefined;
     this.stats.messagesAcknowledged++;
     this.hooks.drained();
-    if (freedUnit) this.dispatch();
+    this.#unitDone(entry);
   }
 
   /** Removes an entry in any live state (expiry, admin delete, moves to an error destination). */
@@ -193,11 +226,11 @@ export class Backlog {
     this.#waiting.get(entry)?.cancel();
     this.#waiting.delete(entry);
     if (reason === 'expired') this.stats.messagesExpired++;
-    const freedUnit = this.#setState(entry, 'removed');
+    this.#setState(entry, 'removed');
     entry.holder = undefined;
     this.hooks.removed(this, entry);
     this.hooks.drained();
-    if (freedUnit) this.dispatch();
+    this.#unitDone(entry);
   }
 
   // --- consumers ---
@@ -260,9 +293,8 @@ export class Backlog {
 
   #take(slot: ConsumerSlot): Entry | undefined {
     const set = slot.candidates ?? this.#available;
-    const gate = this.#busyUnits.size > 0 ? this.#unitIsFree : undefined;
     for (;;) {
-      const entry = set.first(gate);
+      const entry = set.first();
       if (!entry) return undefined;
       if (this.#isExpired(entry)) {
         this.hooks.expired(this, entry);
@@ -279,7 +311,14 @@ export class Backlog {
   /** Available entries in delivery order, optionally through a selector (DST-7: pending ones are not shown). */
   *browse(selector: MessageSelector | null = null): IterableIterator<Entry> {
     const now = this.hooks.now();
-    for (const entry of this.#available.values()) {
+    let entries: Iterable<Entry> = this.#available.values();
+    if (this.#unitQueues.size > 0) {
+      // Units hold back all but their head: merge them in to show everything in order.
+      const all = createOrderedEntries(this.#keys);
+      for (const entry of [...this.#available.values(), ...this.#queuedInUnits()]) all.insert(entry);
+      entries = all.values();
+    }
+    for (const entry of entries) {
       const expiration = entry.message.getJMSExpiration();
       if (expiration !== 0 && expiration <= now) continue;
       if (selector === null || this.#selects(selector, entry)) yield entry;
@@ -294,6 +333,7 @@ export class Backlog {
       if (expiration !== 0 && expiration <= now) expired.push(entry);
     };
     for (const entry of this.#available.values()) check(entry);
+    for (const entry of this.#queuedInUnits()) check(entry);
     for (const entry of this.#waiting.keys()) check(entry);
     return expired;
   }
@@ -305,7 +345,8 @@ export class Backlog {
 
   /** Closes the backlog: every live entry it can reach is removed (destination deleted). */
   close(): void {
-    for (const entry of [...this.#available.values(), ...this.#waiting.keys()]) this.remove(entry, 'deleted');
+    const live = [...this.#available.values(), ...this.#queuedInUnits(), ...this.#waiting.keys()];
+    for (const entry of live) this.remove(entry, 'deleted');
     this.#closed = true;
     const consumers = this.#slots.map((slot) => slot.consumer);
     this.#slots.length = 0;
@@ -341,19 +382,39 @@ export class Backlog {
   #makeAvailable(entry: Entry): void {
     this.#setState(entry, 'available');
     entry.generation++;
-    this.#available.insert(entry);
-    for (const slot of this.#slots) {
-      if (slot.candidates && this.#selects(slot.consumer.selector!, entry)) slot.candidates.insert(entry);
+    const unit = this.#unitOf(entry);
+    if (unit === null) {
+      this.#publish(entry);
+    } else {
+      let queue = this.#unitQueues.get(unit);
+      if (!queue) this.#unitQueues.set(unit, (queue = new SortedEntries(bySeq)));
+      queue.insert(entry);
+      this.#promote(unit);
     }
     this.dispatch();
   }
 
-  /** Moves an entry to a new state; true when that freed its unit of order. */
-  #setState(entry: Entry, state: EntryState): boolean {
+  /** Makes an available entry visible to consumers: the shared order and each matching selector consumer's. */
+  #publish(entry: Entry): void {
+    this.#available.insert(entry);
+    for (const slot of this.#slots) {
+      if (slot.candidates && this.#selects(slot.consumer.selector!, entry)) slot.candidates.insert(entry);
+    }
+  }
+
+  /** An entry left for good: its unit, if any, may publish its next message. */
+  #unitDone(entry: Entry): void {
+    const unit = this.#unitOf(entry);
+    if (unit === null) return;
+    this.#promote(unit);
+    this.dispatch();
+  }
+
+  #setState(entry: Entry, state: EntryState): void {
     const from = entry.state;
     this.stats.move(entry, from, state);
     entry.state = state;
-    return this.#unitOfOrderProperty !== null && this.#trackUnit(entry, from, state);
+    if (this.#unitOfOrderProperty !== null) this.#trackUnit(entry, from, state);
   }
 
   /**
@@ -364,4 +425,9 @@ export class Backlog {
     if ((++this.#takes & 1023) !== 0) return;
     if (set.slots > 2 * this.stats.byState.available.messages + 1024) set.compact();
   }
+}
+
+/** A unit of order is busy while one of its messages is in one of these states (ORD-4). */
+function isOut(state: EntryState): boolean {
+  return state === 'delivered' || state === 'delayed';
 }

@@ -44,6 +44,16 @@ export class SortedEntries implements OrderedEntries {
       this.#generations.push(entry.generation);
       return;
     }
+    // A redelivered entry usually goes back first: reuse the slot before the head instead of
+    // shifting everything (stale slots at the head are dropped first so that slot exists).
+    while (this.#head < entries.length - 1 && !isLive(entries[this.#head]!, this.#generations[this.#head]!))
+      this.#head++;
+    if (this.#head > 0 && this.order(entry, entries[this.#head]!) < 0) {
+      this.#head--;
+      entries[this.#head] = entry;
+      this.#generations[this.#head] = entry.generation;
+      return;
+    }
     let low = this.#head;
     let high = entries.length;
     while (low < high) {
@@ -104,7 +114,8 @@ export class SortedEntries implements OrderedEntries {
   }
 }
 
-const bySeq: EntryOrder = (a, b) => a.seq - b.seq;
+/** Send order. */
+export const bySeq: EntryOrder = (a, b) => a.seq - b.seq;
 
 /**
  * The default order (DST-1): priority 9 first, then send order. Ten send-ordered deques, so a

@@ -1,0 +1,147 @@
+/**
+ * Delivery lifecycle under failures: 100,000 messages through one ordered consumer and through
+ * 8 parallel units of order, with 10% rolled back once (redelivery delay 100 ms) and 1% poison
+ * (straight to the error destination), next to the same run with no failures.
+ *
+ * Redelivery delays run on a virtual clock that jumps to the next timer at once: the benchmark
+ * measures the engine's work for failures, not the waiting the delays impose by design.
+ * Targets (issue "Delivery lifecycle"): ≥ 80% of the no-failure throughput, and order held
+ * within every unit.
+ */
+import {
+  type Clock,
+  ConnectionFactory,
+  DeliveryMode,
+  JmsEngine,
+  MemoryStore,
+  PoisonMessageError,
+  TextMessage,
+} from '../src/index.js';
+import { printJson, printTable, target } from './lib.js';
+
+const MESSAGES = 100_000;
+
+/** Virtual time: a timer fires on the next turn of the event loop and moves time to its due time. */
+class FastForwardClock implements Clock {
+  #now = Date.UTC(2026, 0, 1);
+  now(): number {
+    return this.#now;
+  }
+  setTimer(callback: () => void, delayMs: number): unknown {
+    const due = this.#now + Math.max(0, delayMs);
+    return setImmediate(() => {
+      this.#now = Math.max(this.#now, due);
+      callback();
+    });
+  }
+  clearTimer(handle: unknown): void {
+    clearImmediate(handle as NodeJS.Immediate);
+  }
+}
+
+interface RunResult {
+  ms: number;
+  processed: number;
+  parked: number;
+  orderHeld: boolean;
+}
+
+async function run(groups: number, failures: boolean): Promise<RunResult> {
+  const engine = new JmsEngine({
+    store: new MemoryStore(),
+    clock: new FastForwardClock(),
+    expirationScanIntervalMs: 0,
+  });
+  await engine.createQueue('errors');
+  await engine.createQueue('work', { errorDestination: 'queue://errors', redeliveryDelayOverride: 100 });
+  const factory = new ConnectionFactory(engine, { messagesMaximum: 1 });
+  const producerConnection = factory.createConnection();
+  const session = producerConnection.createSession();
+  const queue = session.createQueue('work');
+  const producer = session.createProducer(queue);
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (let i = 0; i < MESSAGES; i++) {
+    const message = new TextMessage('payload');
+    message.setStringProperty('JMSXGroupID', `g${i % groups}`);
+    message.setIntProperty('n', i);
+    await producer.send(message);
+  }
+
+  const lastSeen = new Map<string, number>();
+  let orderHeld = true;
+  let processed = 0;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const connection = factory.createConnection();
+  // Garbage from the previous run must not be collected on this run's clock (npm run bench passes --expose-gc).
+  (globalThis as { gc?: () => void }).gc?.();
+  const start = performance.now();
+  for (let c = 0; c < groups; c++) {
+    const tx = connection.createSession(true);
+    tx.createConsumer(queue).setMessageListener(async (message) => {
+      const n = message.getIntProperty('n');
+      if (failures && n % 100 === 7) {
+        processed++;
+        if (processed === MESSAGES) finish();
+        throw new PoisonMessageError('bad order');
+      }
+      if (failures && n % 10 === 3 && message.getIntProperty('JMSXDeliveryCount') === 1) {
+        await tx.rollback();
+        return;
+      }
+      const group = message.getStringProperty('JMSXGroupID')!;
+      if ((lastSeen.get(group) ?? -1) >= n) orderHeld = false;
+      lastSeen.set(group, n);
+      await tx.commit();
+      processed++;
+      if (processed === MESSAGES) finish();
+    });
+  }
+  connection.start();
+  await finished;
+  const ms = performance.now() - start;
+  const parked = engine.destinationStatistics('queue://errors').messagesCurrent;
+  await connection.close();
+  await producerConnection.close();
+  await engine.close();
+  return { ms, processed, parked, orderHeld };
+}
+
+const rows: Record<string, unknown>[] = [];
+const results: Record<string, number | boolean> = {};
+let allOk = true;
+for (const groups of [1, 8]) {
+  await run(groups, false); // warm-up
+  const clean = await run(groups, false);
+  const failing = await run(groups, true);
+  const cleanRate = Math.round((MESSAGES / clean.ms) * 1000);
+  const failingRate = Math.round((MESSAGES / failing.ms) * 1000);
+  const ratio = failingRate / cleanRate;
+  const label = groups === 1 ? '1 ordered consumer' : `${groups} parallel groups`;
+  rows.push(
+    { name: `${label}, no failures`, messages: MESSAGES, rate: cleanRate, 'order held': clean.orderHeld },
+    {
+      name: `${label}, 10% rollback + 1% poison`,
+      messages: MESSAGES,
+      rate: failingRate,
+      parked: failing.parked,
+      'order held': failing.orderHeld,
+      'vs clean': `${(ratio * 100).toFixed(1)}%`,
+    },
+  );
+  results[`groups${groups}Clean`] = cleanRate;
+  results[`groups${groups}Failing`] = failingRate;
+  results[`groups${groups}Ratio`] = ratio;
+  results[`groups${groups}OrderHeld`] = failing.orderHeld && clean.orderHeld;
+  allOk &&= target(
+    `${label}: with failures ≥ 80% of no failures (got ${(ratio * 100).toFixed(1)}%)`,
+    ratio >= 0.8,
+  );
+  allOk &&= target(`${label}: order held within every unit of order`, failing.orderHeld && clean.orderHeld);
+  allOk &&= target(
+    `${label}: every poison message parked (${failing.parked} of ${MESSAGES / 100})`,
+    failing.parked === MESSAGES / 100,
+  );
+}
+printTable('Delivery lifecycle, messages/s (listener, transacted, MessagesMaximum 1)', rows);
+printJson('delivery', results);
