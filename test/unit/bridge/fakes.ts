@@ -359,6 +359,35 @@ export class FakeSink implements Sink {
   }
 }
 
+/** Wraps a real sink and fails chosen sends first (by text), to test retries against a real target. */
+export class FlakySink implements Sink {
+  /** Text → how many next sends of it fail. */
+  readonly failures = new Map<string, number>();
+  /** Texts refused as poison. */
+  readonly poisoned = new Set<string>();
+
+  constructor(readonly inner: Sink) {}
+
+  connect(signal: AbortSignal): Promise<void> {
+    return this.inner.connect(signal);
+  }
+
+  send(m: Message, signal: AbortSignal): Promise<void> {
+    const text = textOf(m);
+    if (this.poisoned.has(text)) return Promise.reject(new PoisonMessageError(`'${text}' is poison`));
+    const left = this.failures.get(text) ?? 0;
+    if (left > 0) {
+      this.failures.set(text, left - 1);
+      return Promise.reject(new Error('target refused the message'));
+    }
+    return this.inner.send(m, signal);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 /** A logger that keeps what it was told. */
 export class RecordingLogger implements EngineLogger {
   readonly entries: { level: string; message: string; fields: Record<string, unknown> }[] = [];
