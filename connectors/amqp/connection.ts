@@ -1,0 +1,74 @@
+/**
+ * Opening an AMQP connection and telling the runtime what a broker error means: a connection
+ * that is down (reconnect with backoff) or an endpoint that is misconfigured (an operator must act).
+ */
+import { connect, type ChannelModel } from 'amqplib';
+import { EndpointConfigurationError, NotConnectedError, type ConnectorContext } from '../../src/spi/index.js';
+import type { AmqpConfig } from './spec.js';
+
+/** AMQP reply codes that mean the endpoint's configuration is wrong, not that the broker is away. */
+const CONFIGURATION_CODES = new Map([
+  [403, 'access refused'],
+  [404, 'not found'],
+  [406, 'precondition failed'],
+  [530, 'not allowed'],
+]);
+
+/** The AMQP reply code of an amqplib error, if it has one (in `code` or in its message). */
+export function replyCode(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'number') return code;
+  const match = /\b(\d{3}) \([A-Z_-]+\)/.exec(String((error as { message?: unknown }).message));
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The runtime's view of an amqplib error: EndpointConfigurationError for access refused, not
+ * found, precondition failed (a queue declared with other arguments) and not allowed (no such
+ * vhost); NotConnectedError for everything else (refused, reset, timed out, closed). The message
+ * never includes the URL, which holds credentials.
+ */
+export function classify(error: unknown, what: string): NotConnectedError | EndpointConfigurationError {
+  if (error instanceof NotConnectedError || error instanceof EndpointConfigurationError) return error;
+  const code = replyCode(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  if (code !== undefined && CONFIGURATION_CODES.has(code)) {
+    return new EndpointConfigurationError(`${what}: ${CONFIGURATION_CODES.get(code)} (${detail})`, {
+      cause: error,
+    });
+  }
+  return new NotConnectedError(`${what}: ${detail}`, { cause: error });
+}
+
+/** Rejects with the signal's reason once it aborts; never settles otherwise. */
+export function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason as unknown);
+    else signal.addEventListener('abort', () => reject(signal.reason as unknown), { once: true });
+  });
+}
+
+/** Opens a connection with the endpoint's heartbeat and timeout; closes it if `signal` aborts first. */
+export async function openConnection(
+  config: AmqpConfig,
+  context: ConnectorContext,
+  role: 'source' | 'sink',
+  signal: AbortSignal,
+): Promise<ChannelModel> {
+  const url = new URL(config.url);
+  if (!url.searchParams.has('heartbeat')) url.searchParams.set('heartbeat', String(config.heartbeat));
+  const opening = connect(url.toString(), {
+    timeout: config.connectTimeout,
+    clientProperties: { connection_name: `jms-gateway ${context.name} ${role}` },
+  });
+  try {
+    return await Promise.race([opening, aborted(signal)]);
+  } catch (error) {
+    if (signal.aborted) {
+      opening.then((connection) => connection.close()).catch(() => {});
+      throw error;
+    }
+    throw classify(error, `cannot connect to the AMQP broker at ${url.host}`);
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * Publishes to an AMQP exchange on a confirm channel. `send` resolves only once the broker
+ * confirmed the message (basic.ack after it is routed, and persisted when persistent), so the
+ * runtime acknowledges its source only for messages the broker owns (BRG-2 at-least-once).
+ *
+ * Failures, as the runtime sees them:
+ * - unroutable (with `mandatory`, basic.return: no queue is bound for the routing key):
+ *   EndpointConfigurationError. The exchange, routing key or bindings are wrong, not the
+ *   message; with a static routing key every message would fail alike, so this must stop the
+ *   bridge for an operator rather than park each message in the error destination as poison.
+ * - basic.nack (the broker could not take it, e.g. a queue at its length limit with
+ *   `reject-publish`): BackOffError, retried later.
+ * - a message amqplib cannot encode (a header table beyond the frame size, a property name over
+ *   255 bytes) or the broker refuses for its size: PoisonMessageError, it never fits.
+ * - the channel closed by an error that names the configuration (no such exchange, access
+ *   refused): EndpointConfigurationError; a lost connection: NotConnectedError.
+ */
+import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
+import {
+  BackOffError,
+  ConfigValidationError,
+  EndpointConfigurationError,
+  NotConnectedError,
+  PoisonMessageError,
+  type ConnectorContext,
+  type Message,
+  type Sink,
+} from '../../src/spi/index.js';
+import { aborted, classify, replyCode, openConnection } from './connection.js';
+import { toAmqp, type AmqpOutgoing } from './mapping.js';
+import type { AmqpConfig } from './spec.js';
+
+/** The error amqplib passes to a publish callback for basic.nack (others mean the channel closed). */
+const NACKED = 'message nacked';
+
+/** A publish waiting for its confirm; `returned` is set when basic.return came back for it. */
+interface Pending {
+  readonly routingKey: string;
+  readonly outgoing: AmqpOutgoing;
+  returned?: string;
+}
+
+interface Session {
+  readonly connection: ChannelModel;
+  readonly channel: ConfirmChannel;
+  /** Unconfirmed publishes in publish order, to match basic.return to its send. */
+  readonly pending: Set<Pending>;
+  /** The error that closed the channel, if it was closed by one. */
+  closeError?: Error;
+  /** Set while the socket's write buffer is full: sends wait for it to drain. */
+  draining?: Promise<void> | undefined;
+  lost: boolean;
+}
+
+/** An AMQP 0-9-1 sink: see the module comment for what each failure means. */
+export class AmqpSink implements Sink {
+  readonly #config: AmqpConfig;
+  readonly #context: ConnectorContext;
+  readonly #routingKey: string;
+  #session: Session | undefined;
+
+  constructor(config: AmqpConfig, context: ConnectorContext) {
+    if (config.exchange === '' && (config.queue === undefined || config.queue === '')) {
+      throw new ConfigValidationError(
+        'queue',
+        "is required for an amqp sink that publishes to the default exchange (or set 'exchange')",
+      );
+    }
+    this.#config = config;
+    this.#context = context;
+    this.#routingKey = config.routingKey ?? config.queue ?? '';
+  }
+
+  get #target(): string {
+    return `exchange '${this.#config.exchange}' with routing key '${this.#routingKey}'`;
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    await this.close();
+    const connection = await openConnection(this.#config, this.#context, 'sink', signal);
+    const log = { bridge: this.#context.name, exchange: this.#config.exchange, routingKey: this.#routingKey };
+    connection.on('error', (error: Error) =>
+      this.#context.logger.warn({ ...log, error: error.message }, 'amqp connection error'),
+    );
+    connection.on('blocked', (reason: string) =>
+      this.#context.logger.warn({ ...log, reason }, 'amqp broker blocked publishing'),
+    );
+    connection.on('unblocked', () => this.#context.logger.info(log, 'amqp broker unblocked publishing'));
+    let session: Session | undefined;
+    try {
+      const channel = await connection.createConfirmChannel();
+      const current: Session = { connection, channel, pending: new Set(), lost: false };
+      session = current;
+      channel.on('error', (error: Error) => {
+        current.closeError = error;
+        this.#context.logger.warn({ ...log, error: error.message }, 'amqp channel error');
+      });
+      channel.on('return', (returned: ConsumeMessage) => this.#onReturn(current, returned));
+      channel.on('close', () => this.#lose(current));
+      connection.on('close', () => this.#lose(current));
+      await this.#prepareTopology(channel);
+      if (signal.aborted) throw signal.reason;
+      this.#session = session;
+      this.#context.logger.info(log, 'amqp sink connected');
+    } catch (error) {
+      if (session) session.lost = true;
+      await connection.close().catch(() => {});
+      throw signal.aborted ? error : classify(error, `cannot publish to ${this.#target}`);
+    }
+  }
+
+  async #prepareTopology(channel: ConfirmChannel): Promise<void> {
+    const { exchange, queue, declare, durable } = this.#config;
+    if (declare) {
+      if (queue !== undefined) await channel.assertQueue(queue, { durable });
+      if (exchange !== '') {
+        await channel.assertExchange(exchange, this.#config.exchangeType, { durable });
+        if (queue !== undefined) await channel.bindQueue(queue, exchange, this.#routingKey);
+      }
+    } else if (exchange !== '') {
+      await channel.checkExchange(exchange);
+    } else if (queue !== undefined) {
+      await channel.checkQueue(queue);
+    }
+  }
+
+  async send(message: Message, signal: AbortSignal): Promise<void> {
+    const session = this.#session;
+    if (session === undefined || session.lost) throw new NotConnectedError('the amqp sink is not connected');
+    if (signal.aborted) throw signal.reason;
+    let outgoing: AmqpOutgoing;
+    try {
+      outgoing = toAmqp(message, {
+        persistent: this.#config.persistent,
+        ttl: this.#config.ttl,
+        now: Date.now(),
+      });
+    } catch (error) {
+      throw new PoisonMessageError(
+        `message '${message.getJMSMessageID()}' has no AMQP form: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (session.draining) await Promise.race([session.draining, aborted(signal)]);
+    await Promise.race([this.#publish(session, message, outgoing), aborted(signal)]);
+  }
+
+  #publish(session: Session, message: Message, outgoing: AmqpOutgoing): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry: Pending = { routingKey: this.#routingKey, outgoing };
+      session.pending.add(entry);
+      const confirmed = (error: unknown): void => {
+        session.pending.delete(entry);
+        if (entry.returned !== undefined) {
+          reject(
+            new EndpointConfigurationError(
+              `message '${message.getJMSMessageID()}' is unroutable: no queue is bound to ${this.#target} (${entry.returned})`,
+            ),
+          );
+        } else if (error === null || error === undefined) {
+          resolve();
+        } else if (error instanceof Error && error.message === NACKED) {
+          reject(
+            new BackOffError(
+              `the broker refused message '${message.getJMSMessageID()}' (basic.nack)`,
+              undefined,
+              { cause: error },
+            ),
+          );
+        } else {
+          reject(this.#closedFailure(session, message));
+        }
+      };
+      let writable: boolean;
+      try {
+        writable = session.channel.publish(
+          this.#config.exchange,
+          this.#routingKey,
+          outgoing.content,
+          { ...outgoing.properties, mandatory: this.#config.mandatory },
+          confirmed,
+        );
+      } catch (error) {
+        session.pending.delete(entry);
+        reject(
+          error instanceof TypeError || error instanceof RangeError
+            ? new PoisonMessageError(
+                `message '${message.getJMSMessageID()}' cannot be encoded for AMQP: ${error.message}`,
+                {
+                  cause: error,
+                },
+              )
+            : new NotConnectedError('cannot publish: the channel is closed', { cause: error }),
+        );
+        return;
+      }
+      if (!writable && session.draining === undefined) {
+        session.draining = new Promise<void>((done) => {
+          const finish = (): void => {
+            session.draining = undefined;
+            session.channel.off('drain', finish);
+            session.channel.off('close', finish);
+            done();
+          };
+          session.channel.on('drain', finish);
+          session.channel.on('close', finish);
+        });
+      }
+    });
+  }
+
+  #closedFailure(session: Session, message: Message): Error {
+    const cause = session.closeError;
+    if (cause !== undefined && replyCode(cause) === 406 && /message size/i.test(cause.message)) {
+      return new PoisonMessageError(
+        `message '${message.getJMSMessageID()}' is too large for the broker: ${cause.message}`,
+        {
+          cause,
+        },
+      );
+    }
+    return cause === undefined
+      ? new NotConnectedError('the connection to the AMQP broker was lost before the message was confirmed')
+      : classify(cause, `publishing to ${this.#target} failed`);
+  }
+
+  /** basic.return comes before the confirm of the same publish: mark that publish as returned. */
+  #onReturn(session: Session, returned: ConsumeMessage): void {
+    const { exchange, routingKey } = returned.fields;
+    const fields = returned.fields as typeof returned.fields & { replyCode?: number; replyText?: string };
+    for (const entry of session.pending) {
+      if (
+        entry.returned === undefined &&
+        exchange === this.#config.exchange &&
+        routingKey === entry.routingKey &&
+        returned.properties.messageId === entry.outgoing.properties.messageId &&
+        returned.content.equals(entry.outgoing.content)
+      ) {
+        entry.returned = `${fields.replyCode ?? 312} ${fields.replyText ?? 'NO_ROUTE'}`;
+        return;
+      }
+    }
+  }
+
+  #lose(session: Session): void {
+    if (session.lost) return;
+    session.lost = true;
+    if (this.#session === session) {
+      this.#context.logger.warn({ bridge: this.#context.name }, 'amqp sink lost its channel or connection');
+      session.connection.close().catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    const session = this.#session;
+    if (session === undefined) return;
+    this.#session = undefined;
+    session.lost = true;
+    await session.channel.close().catch(() => {});
+    await session.connection.close().catch(() => {});
+  }
+}

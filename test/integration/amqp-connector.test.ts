@@ -1,0 +1,407 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { connect, type Channel, type ChannelModel } from 'amqplib';
+import {
+  EndpointConfigurationError,
+  NotConnectedError,
+  TextMessage,
+  messageSnapshot,
+  resolveConfig,
+  type ConnectorContext,
+  type Delivery,
+} from '../../src/spi/index.js';
+import { amqpConnector, type AmqpConfig, AmqpSink, AmqpSource } from '../../connectors/amqp/index.js';
+import { brokerTest } from '../helpers/brokers.js';
+import { withTimeout } from '../helpers/timeout.js';
+import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
+
+const TIMEOUT = { timeout: 30_000 };
+const WAIT_MS = 10_000;
+
+const warnings: string[] = [];
+const context: ConnectorContext = {
+  name: 'amqp-it',
+  logger: { error: () => {}, warn: (_, message) => warnings.push(message), info: () => {}, debug: () => {} },
+};
+
+function config(url: string, fields: Record<string, unknown>): AmqpConfig {
+  const { config, errors } = resolveConfig(amqpConnector.config, { url, ...fields }, 'endpoint');
+  assert.deepEqual(errors, []);
+  return config!;
+}
+
+function signal(ms = WAIT_MS): AbortSignal {
+  return AbortSignal.timeout(ms);
+}
+
+/** A plain amqplib connection for setup, checks and cleanup: what a foreign client sees. */
+async function admin<T>(
+  url: string,
+  use: (channel: Channel, connection: ChannelModel) => Promise<T>,
+): Promise<T> {
+  const connection = await connect(url);
+  try {
+    const channel = await connection.createChannel();
+    return await use(channel, connection);
+  } finally {
+    await connection.close().catch(() => {});
+  }
+}
+
+async function deleteQueues(url: string, ...queues: string[]): Promise<void> {
+  await admin(url, async (channel) => {
+    for (const queue of queues) await channel.deleteQueue(queue);
+  });
+}
+
+async function messageCount(url: string, queue: string): Promise<number> {
+  return admin(url, async (channel) => (await channel.checkQueue(queue)).messageCount);
+}
+
+async function receive(source: AmqpSource): Promise<Delivery> {
+  return withTimeout(source.receive(signal()), WAIT_MS, 'a delivery from the amqp source');
+}
+
+async function pair(
+  url: string,
+  queue: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ source: AmqpSource; sink: AmqpSink }> {
+  const source = new AmqpSource(config(url, { queue, declare: true, durable: false, ...extra }), context);
+  const sink = new AmqpSink(config(url, { queue }), context);
+  await source.connect(signal());
+  await sink.connect(signal());
+  return { source, sink };
+}
+
+brokerTest(
+  'amqp',
+  'amqp connector - every body type, header and typed property comes back identical through sink and source (BRG-6)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue);
+    try {
+      for (const bodyType of ALL_BODY_TYPES) {
+        const sent = sampleMessage(bodyType, Date.now());
+        await sink.send(sent, signal());
+        const delivery = await receive(source);
+        assert.equal(delivery.message.constructor, sent.constructor, bodyType);
+        assert.deepEqual(messageSnapshot(delivery.message), messageSnapshot(sent), bodyType);
+        assert.equal(delivery.message.getJMSRedelivered(), false);
+        await delivery.settle({ kind: 'ack' });
+      }
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - a plain amqplib consumer sees natural properties, headers and body (BRG-6)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const sink = new AmqpSink(config(url, { queue, declare: true, durable: false }), context);
+    try {
+      await sink.connect(signal());
+      const now = Date.now();
+      await sink.send(sampleMessage('text', now), signal());
+      const raw = await admin(url, async (channel) => {
+        const got = await channel.get(queue, { noAck: true });
+        assert.ok(got, 'a message on the queue');
+        return got;
+      });
+      const { properties } = raw;
+      assert.equal(raw.content.toString('utf8'), 'héllo wörld ✓ — "quotes" \n and newlines');
+      assert.equal(properties.contentType, 'text/plain; charset=utf-8');
+      assert.equal(properties.messageId, 'ID:sample-text-1');
+      assert.equal(properties.correlationId, 'corr-ü-42');
+      assert.equal(properties.replyTo, 'replies');
+      assert.equal(properties.type, 'order.created');
+      assert.equal(properties.timestamp, Math.floor(now / 1000));
+      assert.equal(properties.priority, 7);
+      assert.equal(properties.deliveryMode, 1);
+      const headers = properties.headers!;
+      assert.equal(headers['qty'], 42);
+      assert.equal(headers['tiny'], -7);
+      assert.equal(headers['shortish'], 1234);
+      assert.equal(headers['flag'], true);
+      assert.equal(headers['ratio'], 1.5);
+      assert.equal(headers['price'], 19.99);
+      assert.equal(headers['name'], 'wïdget, "quoted": yes');
+      assert.equal(headers['numeric'], '42');
+      assert.equal(headers['JMSXGroupID'], 'group-1');
+      assert.equal(headers['x-jms-timestamp'], now);
+    } finally {
+      await sink.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - messages a plain amqplib producer publishes are read with natural types',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const source = new AmqpSource(config(url, { queue, declare: true, durable: false }), context);
+    try {
+      await source.connect(signal());
+      await admin(url, async (channel) => {
+        channel.sendToQueue(queue, Buffer.from('plain'), {
+          contentType: 'text/plain',
+          messageId: 'foreign-1',
+          correlationId: 'c-1',
+          replyTo: 'client-replies',
+          headers: { count: 3, price: 2.5, ok: true, who: 'me' },
+        });
+        await channel.close();
+      });
+      const delivery = await receive(source);
+      const message = delivery.message as TextMessage;
+      assert.equal(message.getText(), 'plain');
+      assert.equal(message.getJMSMessageID(), 'foreign-1');
+      assert.equal(message.getJMSReplyTo()?.toString(), 'queue://client-replies');
+      assert.equal(message.getIntProperty('count'), 3);
+      assert.equal(message.getDoubleProperty('price'), 2.5);
+      assert.equal(message.getBooleanProperty('ok'), true);
+      assert.equal(message.getStringProperty('who'), 'me');
+      await delivery.settle({ kind: 'ack' });
+    } finally {
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - settle(retry) makes the broker deliver the message again, marked redelivered (BRG-4)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue);
+    try {
+      await sink.send(new TextMessage('again'), signal());
+      const first = await receive(source);
+      assert.equal(first.message.getJMSRedelivered(), false);
+      await first.settle({ kind: 'retry', delayMs: 0 });
+      const second = await receive(source);
+      assert.equal((second.message as TextMessage).getText(), 'again');
+      assert.equal(second.message.getJMSRedelivered(), true);
+      await second.settle({ kind: 'ack' });
+      await assert.rejects(second.settle({ kind: 'ack' }), /already settled/);
+      await source.close();
+      assert.equal(await messageCount(url, queue), 0);
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - settle(reject) drops the message, to the dead-letter exchange when configured (DLV-9)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const deadLetters = `dlq-${randomUUID()}`;
+    const exchange = `dlx-${randomUUID()}`;
+    await admin(url, async (channel) => {
+      await channel.assertExchange(exchange, 'fanout', { durable: false, autoDelete: false });
+      await channel.assertQueue(deadLetters, { durable: false });
+      await channel.bindQueue(deadLetters, exchange, '');
+    });
+    const { source, sink } = await pair(url, queue, { deadLetterExchange: exchange });
+    try {
+      const poison = new TextMessage('poison');
+      poison.setJMSMessageID('ID:poison');
+      await sink.send(poison, signal());
+      const delivery = await receive(source);
+      await delivery.settle({ kind: 'reject', reason: new Error('bad') });
+      const parked = await admin(url, async (channel) => {
+        for (let i = 0; i < 100; i++) {
+          const got = await channel.get(deadLetters, { noAck: true });
+          if (got) return got;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return undefined;
+      });
+      assert.ok(parked, 'the rejected message reached the dead-letter queue');
+      assert.equal(parked.properties.messageId, 'ID:poison');
+      assert.equal(parked.properties.headers?.['x-first-death-reason'], 'rejected');
+      await source.close();
+      assert.equal(await messageCount(url, queue), 0);
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue, deadLetters);
+      await admin(url, (channel) => channel.deleteExchange(exchange));
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - 1,000 messages arrive in send order (ORD-1)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue, { prefetch: 100 });
+    const count = 1000;
+    try {
+      const sends: Array<Promise<void>> = [];
+      for (let seq = 0; seq < count; seq++) {
+        const message = new TextMessage(`m${seq}`);
+        message.setIntProperty('seq', seq);
+        sends.push(sink.send(message, signal(20_000)));
+      }
+      await Promise.all(sends);
+      for (let seq = 0; seq < count; seq++) {
+        const delivery = await receive(source);
+        assert.equal(delivery.message.getIntProperty('seq'), seq);
+        await delivery.settle({ kind: 'ack' });
+      }
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - the sink fails an unroutable message with an endpoint configuration error (mandatory)',
+  async ({ url }) => {
+    const exchange = `ex-${randomUUID()}`;
+    const sink = new AmqpSink(
+      config(url, { exchange, routingKey: 'nobody-listens', declare: true, durable: false }),
+      context,
+    );
+    try {
+      await sink.connect(signal());
+      const message = new TextMessage('lost?');
+      message.setJMSMessageID('ID:unroutable');
+      await assert.rejects(sink.send(message, signal()), (error: unknown) => {
+        assert.ok(error instanceof EndpointConfigurationError, String(error));
+        assert.match(error.message, /'ID:unroutable' is unroutable.*nobody-listens.*312 NO_ROUTE/);
+        return true;
+      });
+      const queue = `q-${randomUUID()}`;
+      await admin(url, async (channel) => {
+        await channel.assertQueue(queue, { durable: false });
+        await channel.bindQueue(queue, exchange, 'nobody-listens');
+      });
+      await sink.send(message, signal());
+      assert.equal(await messageCount(url, queue), 1, 'the sink still works once a queue is bound');
+      await deleteQueues(url, queue);
+    } finally {
+      await sink.close();
+      await admin(url, (channel) => channel.deleteExchange(exchange));
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - closing the source returns unsettled messages to the queue (BRG-7)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue);
+    try {
+      await sink.send(new TextMessage('in flight'), signal());
+      const unsettled = await receive(source);
+      await source.close();
+      await assert.rejects(unsettled.settle({ kind: 'ack' }), NotConnectedError);
+      await assert.rejects(source.receive(signal()), NotConnectedError);
+      await source.connect(signal());
+      const again = await receive(source);
+      assert.equal((again.message as TextMessage).getText(), 'in flight');
+      assert.equal(again.message.getJMSRedelivered(), true);
+      await again.settle({ kind: 'ack' });
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - a lost consumer fails receive with NotConnectedError (BRG-5)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const source = new AmqpSource(config(url, { queue, declare: true, durable: false }), context);
+    try {
+      await source.connect(signal());
+      const failed = assert.rejects(
+        withTimeout(source.receive(signal()), WAIT_MS, 'receive to fail'),
+        NotConnectedError,
+      );
+      await deleteQueues(url, queue);
+      await failed;
+      await assert.rejects(source.receive(signal()), NotConnectedError);
+    } finally {
+      await source.close();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - a missing queue or exchange is a configuration error, an unreachable broker is not connected',
+  async ({ url }) => {
+    const missing = new AmqpSource(config(url, { queue: `missing-${randomUUID()}` }), context);
+    await assert.rejects(missing.connect(signal()), (error: unknown) => {
+      assert.ok(error instanceof EndpointConfigurationError, String(error));
+      assert.match(error.message, /queue 'missing-.*not found/);
+      return true;
+    });
+    const noExchange = new AmqpSink(config(url, { exchange: `missing-${randomUUID()}` }), context);
+    await assert.rejects(noExchange.connect(signal()), EndpointConfigurationError);
+    const unreachable = new AmqpSink(config('amqp://guest:secret-pw@127.0.0.1:1', { queue: 'q' }), context);
+    await assert.rejects(unreachable.connect(signal()), (error: unknown) => {
+      assert.ok(error instanceof NotConnectedError, String(error));
+      assert.doesNotMatch(error.message, /secret-pw/, 'credentials never appear in errors');
+      return true;
+    });
+    await assert.rejects(unreachable.send(new TextMessage('x'), signal()), NotConnectedError);
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - an aborted receive rejects with the abort reason and leaves the source usable',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue);
+    try {
+      const controller = new AbortController();
+      const waiting = source.receive(controller.signal);
+      controller.abort(new Error('stop waiting'));
+      await assert.rejects(waiting, /stop waiting/);
+      await sink.send(new TextMessage('after abort'), signal());
+      const delivery = await receive(source);
+      assert.equal((delivery.message as TextMessage).getText(), 'after abort');
+      await delivery.settle({ kind: 'ack' });
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
