@@ -206,7 +206,11 @@ export class Bridge {
 
   /** Reads again after `pause()`; also gives stalled units (limit reached, no error destination) a new round of retries. */
   resume(): Promise<void> {
-    this.#checkStarted('resume');
+    try {
+      this.#checkStarted('resume');
+    } catch (error) {
+      return Promise.reject(error);
+    }
     for (const unit of [...this.#stalled]) {
       this.#stalled.delete(unit);
       const head = unit.items[0];
@@ -397,7 +401,15 @@ export class Bridge {
   #startReading(): void {
     const abort = new AbortController();
     this.#readAbort = abort;
-    this.#reading = this.#reading.then(() => this.#readLoop(abort.signal));
+    this.#reading = this.#reading.then(() =>
+      this.#readLoop(abort.signal).catch((error: unknown) => {
+        // A bug, not a broker problem: stop reading and say so; what was read is kept.
+        this.#noteError(error);
+        this.#fatal = describe(error);
+        this.#logger.error({ bridge: this.name, err: this.#fatal }, 'bridge reader failed');
+        this.#updateStatus(this.#fatal);
+      }),
+    );
   }
 
   #stopReading(): Promise<void> {

@@ -238,5 +238,5 @@ test('bridge - counters and status report what happened (BRG-5)', async () => {
 test('bridge - pause and resume are refused on a stopped bridge', async () => {
   const { bridge } = fakeBridge();
   await assert.rejects(bridge.pause(), { name: 'IllegalStateError' });
-  assert.throws(() => bridge.resume(), { name: 'IllegalStateError' });
+  await assert.rejects(bridge.resume(), { name: 'IllegalStateError' });
 });
