@@ -19,15 +19,19 @@ interface Registration<S> {
   readonly selector: MessageSelector;
   /** Insertion order, to merge matches from several buckets back into it. */
   readonly order: number;
-  /** The bucket the registration sits in, to remove it in O(1). */
-  readonly bucket: Set<Registration<S>>;
 }
+
+/**
+ * The subscribers sharing one identifier. Usually one (a user name), so a single registration is
+ * stored as itself: with 100,000 subscribers a Set each would cost memory and cache misses.
+ */
+type Bucket<S> = Registration<S> | Set<Registration<S>>;
 
 /** Subscribers by selector, for matching a published message against all of them. */
 export class SubscriberIndex<S> {
   readonly #registrations = new Map<S, Registration<S>>();
-  readonly #byProperty = new Map<string, Set<Registration<S>>>();
-  readonly #byHeader = new Map<string, Set<Registration<S>>>();
+  readonly #byProperty = new Map<string, Bucket<S>>();
+  readonly #byHeader = new Map<string, Bucket<S>>();
   readonly #scanned = new Set<Registration<S>>();
   #nextOrder = 0;
 
@@ -47,18 +51,18 @@ export class SubscriberIndex<S> {
    */
   add(subscriber: S, selector: MessageSelector): void {
     this.remove(subscriber);
-    const identifier = selector.indexedIdentifier;
-    let bucket: Set<Registration<S>>;
-    if (identifier === undefined) {
-      bucket = this.#scanned;
-    } else {
-      const buckets = isHeaderName(identifier) ? this.#byHeader : this.#byProperty;
-      bucket = buckets.get(identifier) ?? new Set();
-      buckets.set(identifier, bucket);
-    }
-    const registration: Registration<S> = { subscriber, selector, order: this.#nextOrder++, bucket };
-    bucket.add(registration);
+    const registration: Registration<S> = { subscriber, selector, order: this.#nextOrder++ };
     this.#registrations.set(subscriber, registration);
+    const identifier = selector.indexedIdentifier;
+    if (identifier === undefined) {
+      this.#scanned.add(registration);
+      return;
+    }
+    const buckets = this.#bucketsFor(identifier);
+    const bucket = buckets.get(identifier);
+    if (bucket === undefined) buckets.set(identifier, registration);
+    else if (bucket instanceof Set) bucket.add(registration);
+    else buckets.set(identifier, new Set([bucket, registration]));
   }
 
   /** Removes a subscriber; false when it was not there. */
@@ -66,11 +70,19 @@ export class SubscriberIndex<S> {
     const registration = this.#registrations.get(subscriber);
     if (!registration) return false;
     this.#registrations.delete(subscriber);
-    const bucket = registration.bucket;
-    bucket.delete(registration);
     const identifier = registration.selector.indexedIdentifier;
-    if (bucket.size === 0 && identifier !== undefined) {
-      (isHeaderName(identifier) ? this.#byHeader : this.#byProperty).delete(identifier);
+    if (identifier === undefined) {
+      this.#scanned.delete(registration);
+      return true;
+    }
+    const buckets = this.#bucketsFor(identifier);
+    const bucket = buckets.get(identifier);
+    if (bucket === registration) {
+      buckets.delete(identifier);
+    } else if (bucket instanceof Set) {
+      bucket.delete(registration);
+      // Back to a single registration stored as itself (a Set keeps insertion order).
+      if (bucket.size === 1) buckets.set(identifier, bucket.values().next().value!);
     }
     return true;
   }
@@ -84,15 +96,15 @@ export class SubscriberIndex<S> {
         const bucket = this.#byProperty.get(name);
         if (bucket === undefined) continue;
         sources++;
-        for (const registration of bucket) found.push(registration);
+        collect(bucket, found);
       }
     }
     for (const bucket of this.#byHeader.values()) {
       // Every selector in the bucket is the same `<header> IS NOT NULL`: one test decides for all.
-      const first = bucket.values().next().value as Registration<S>;
+      const first = bucket instanceof Set ? bucket.values().next().value! : bucket;
       if (!first.selector.matches(message)) continue;
       sources++;
-      for (const registration of bucket) found.push(registration);
+      collect(bucket, found);
     }
     if (this.#scanned.size > 0) {
       const before = found.length;
@@ -117,6 +129,15 @@ export class SubscriberIndex<S> {
     // A Map iterates in insertion order, and re-adding deletes first, so this is already in order.
     return [...this.#registrations.keys()];
   }
+
+  #bucketsFor(identifier: string): Map<string, Bucket<S>> {
+    return isHeaderName(identifier) ? this.#byHeader : this.#byProperty;
+  }
+}
+
+function collect<S>(bucket: Bucket<S>, found: Registration<S>[]): void {
+  if (bucket instanceof Set) for (const registration of bucket) found.push(registration);
+  else found.push(bucket);
 }
 
 function byOrder(a: { order: number }, b: { order: number }): number {

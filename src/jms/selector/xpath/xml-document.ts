@@ -68,16 +68,26 @@ export function parseXml(text: string): XmlDocument | null {
   } catch (error) {
     if (error === MALFORMED || error instanceof RangeError) return null;
     throw error;
+  } finally {
+    // Do not keep a huge scratch array alive because of one huge body.
+    if (tape.length > MAX_KEPT_SCRATCH) tape = new Array<number>(INITIAL_SCRATCH).fill(0);
   }
 }
 
 // Parsing is synchronous, so the parser's working state can live at module scope.
-let tape: number[] = [];
+// The tape is written into a scratch array that stays allocated between parses (growing
+// an array element by element costs more than the final copy).
+const INITIAL_SCRATCH = 4096;
+const MAX_KEPT_SCRATCH = 1 << 16;
+let tape: number[] = new Array<number>(INITIAL_SCRATCH).fill(0);
+let used = 0;
 let position = 0;
 let namespaced = false;
 
 function record(kind: number, a: number, b: number, c: number): number {
-  const at = tape.length;
+  const at = used;
+  if (at + RECORD > tape.length) tape = tape.concat(new Array<number>(tape.length).fill(0));
+  used = at + RECORD;
   tape[at] = kind;
   tape[at + 1] = a;
   tape[at + 2] = b;
@@ -88,7 +98,7 @@ function record(kind: number, a: number, b: number, c: number): number {
 
 function parseDocument(text: string): XmlDocument {
   namespaced = false;
-  tape = [];
+  used = 0;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (text.startsWith('<?xml', i)) {
     const after = text.charCodeAt(i + 5);
@@ -98,7 +108,7 @@ function parseDocument(text: string): XmlDocument {
   if (text.charCodeAt(i) !== LT || !isNameStart(text.charCodeAt(i + 1))) fail();
   parseElements(text, i);
   if (skipMisc(text, position) < text.length) fail();
-  return { text, tape, namespaced };
+  return { text, tape: tape.slice(0, used), namespaced };
 }
 
 /** Skips white space, comments and processing instructions (what may surround the root). */
@@ -178,7 +188,7 @@ function parseElements(text: string, start: number): void {
       i = skipSpaces(text, lt + 2 + nameLength);
       if (text.charCodeAt(i) !== GT) fail();
       i++;
-      tape[current + 4] = tape.length;
+      tape[current + 4] = used;
       const parent = stack.pop();
       if (parent === undefined) {
         position = i;
@@ -424,7 +434,7 @@ for (let code = 0; code < 128; code++) {
 ASCII[0x3a] = COLON;
 
 function isSpace(code: number): boolean {
-  return code < 128 && ASCII[code] === SPACE;
+  return code <= 0x20 && ASCII[code] === SPACE;
 }
 
 function isNameStart(code: number): boolean {

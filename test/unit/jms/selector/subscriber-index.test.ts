@@ -160,3 +160,25 @@ test('selector - indexed publish cost does not grow with indexed subscribers (SE
   assert.deepEqual(index.match(target), [7, 49999]);
   assert.equal(evaluations, 0);
 });
+
+test('selector - subscribers sharing an identifier keep their order through removes and re-adds (SEL-6)', () => {
+  const index = indexOf([
+    ['a', 'sell IS NOT NULL'],
+    ['b', 'sell IS NOT NULL'],
+    ['c', 'sell IS NOT NULL'],
+    ['x', 'buy IS NOT NULL'],
+  ]);
+  const sell = message({ sell: 1, buy: 1 });
+  assert.deepEqual(index.match(sell), ['a', 'b', 'c', 'x']);
+  index.remove('b');
+  assert.deepEqual(index.match(sell), ['a', 'c', 'x']);
+  index.remove('a');
+  assert.deepEqual(index.match(sell), ['c', 'x']);
+  index.add('b', parseSelector('sell IS NOT NULL'));
+  index.add('a', parseSelector('sell IS NOT NULL'));
+  assert.deepEqual(index.match(sell), ['c', 'x', 'b', 'a']);
+  index.remove('c');
+  index.remove('b');
+  index.remove('a');
+  assert.deepEqual(index.match(sell), ['x']);
+});
