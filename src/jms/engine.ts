@@ -355,9 +355,6 @@ export class JmsEngine {
     return this.#ownerOptions(backlog)?.redeliveryDelayOverride;
   }
 
-  /** @internal A unit-of-order member finished (acknowledged, committed, moved): the group may go on (ORD-4). */
-  unitOfWorkDone(_entry: Entry): void {}
-
   /**
    * @internal Called before a delivered entry goes back: when it has used up its redeliveries
    * (DLV-2) it is moved to the error destination, or deleted when there is none (DLV-3), and

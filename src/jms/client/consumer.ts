@@ -198,9 +198,6 @@ export class MessageConsumer implements BacklogConsumer {
     }
   }
 
-  /** @internal A message of this consumer was acknowledged or released. */
-  acknowledged(): void {}
-
   /** @internal Prefetched entries were taken back by the session (recover, rollback). */
   resetWindow(prefetched: readonly { consumer: MessageConsumer }[]): void {
     for (const queued of prefetched) if (queued.consumer === this) this.#inWindow--;

@@ -422,7 +422,6 @@ export class Session {
   }
 
   #poison(record: Unacknowledged, error: Error): void {
-    record.consumer.acknowledged();
     this.connection.engine.moveToErrorDestination(record.backlog, record.entry, `poison: ${error.message}`);
   }
 
@@ -449,11 +448,7 @@ export class Session {
     if (records.length === 0) return undefined;
     const engine = this.connection.engine;
     const operations = engine.ackOperations(records);
-    for (const { entry, backlog, consumer } of records) {
-      backlog.acknowledge(entry);
-      engine.unitOfWorkDone(entry);
-      consumer.acknowledged();
-    }
+    for (const { entry, backlog } of records) backlog.acknowledge(entry);
     return operations.length > 0 ? engine.commit(operations) : undefined;
   }
 
@@ -494,11 +489,7 @@ export class Session {
         { cause: error },
       );
     }
-    for (const { entry, backlog, consumer } of receives) {
-      backlog.acknowledge(entry);
-      engine.unitOfWorkDone(entry);
-      consumer.acknowledged();
-    }
+    for (const { entry, backlog } of receives) backlog.acknowledge(entry);
     for (const send of sends) for (const { backlog, entry } of send.routed) backlog.add(entry);
   }
 
@@ -532,29 +523,23 @@ export class Session {
   }
 
   #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
-    const byBacklog = new Map<Backlog, { delayed: Entry[]; immediate: Entry[] }>();
-    const group = (backlog: Backlog) => {
-      let lists = byBacklog.get(backlog);
-      if (!lists) byBacklog.set(backlog, (lists = { delayed: [], immediate: [] }));
-      return lists;
-    };
-    for (const { entry, backlog, consumer } of records) {
-      consumer.acknowledged();
-      this.connection.engine.unitOfWorkDone(entry);
-      if (this.connection.engine.undeliverable(backlog, entry)) continue;
-      group(backlog)[withDelay ? 'delayed' : 'immediate'].push(entry);
-    }
-    for (const { entry, backlog } of prefetched) group(backlog).immediate.push(entry);
     const engine = this.connection.engine;
-    for (const [backlog, lists] of byBacklog) {
-      backlog.releaseMany(lists.immediate);
-      const sessionDelay = this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
-      // Delays can differ per entry (backoff grows with the delivery count): release in groups of one delay.
-      const byDelay = new Map<number, Entry[]>();
-      for (const entry of lists.delayed) {
-        const delay = engine.redeliveryDelay(backlog, entry, sessionDelay);
-        byDelay.set(delay, [...(byDelay.get(delay) ?? []), entry]);
-      }
+    const sessionDelay = this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
+    // Grouped by backlog and delay (a backoff makes delays differ per entry), each group released at once.
+    const groups = new Map<Backlog, Map<number, Entry[]>>();
+    const add = (backlog: Backlog, delay: number, entry: Entry) => {
+      let byDelay = groups.get(backlog);
+      if (!byDelay) groups.set(backlog, (byDelay = new Map()));
+      const entries = byDelay.get(delay);
+      if (entries) entries.push(entry);
+      else byDelay.set(delay, [entry]);
+    };
+    for (const { entry, backlog } of records) {
+      if (engine.undeliverable(backlog, entry)) continue;
+      add(backlog, withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0, entry);
+    }
+    for (const { entry, backlog } of prefetched) add(backlog, 0, entry);
+    for (const [backlog, byDelay] of groups) {
       for (const [delay, entries] of byDelay) backlog.releaseMany(entries, delay);
     }
   }
