@@ -529,7 +529,7 @@ export class Session {
     const groups = new Map<Backlog, Map<number, Entry[]>>();
     const add = (backlog: Backlog, delay: number, entry: Entry) => {
       let byDelay = groups.get(backlog);
-      if (!byDelay) groups.set(backlog, (byDelay = new Map()));
+      if (!byDelay) groups.set(backlog, (byDelay = new Map<number, Entry[]>()));
       const entries = byDelay.get(delay);
       if (entries) entries.push(entry);
       else byDelay.set(delay, [entry]);
