@@ -639,7 +639,7 @@ export class Bridge {
     }
     this.#warnOnChange('sink', error, 'bridge cannot send; retrying');
     if (isPoison(error)) {
-      await this.#undeliverable(unit, item, `poison message: ${describe(error)}`);
+      await this.#undeliverable(unit, item, `poison: ${describe(error)}`);
       return;
     }
     if (error instanceof BackOffError) {

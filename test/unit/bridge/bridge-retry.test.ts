@@ -179,7 +179,7 @@ test('bridge - a poison message goes to the error destination at once, without r
   await idle();
   assert.equal(sink.attempts.filter((a) => a.text === 'bad').length, 1);
   assert.deepEqual(errors.texts, ['bad']);
-  assert.match(errors.sent[0]!.getStringProperty(ERROR_REASON)!, /^poison message: PoisonMessageError/);
+  assert.match(errors.sent[0]!.getStringProperty(ERROR_REASON)!, /^poison: PoisonMessageError/);
   assert.equal(errors.sent[0]!.getIntProperty(ERROR_DELIVERY_COUNT), 1);
   assert.deepEqual(sink.texts, ['good']);
   assert.equal(bridge.counters.retried, 0);
