@@ -21,11 +21,17 @@ commands:
                              evaluate a selector against a message given as JSON
   version                    print the version`;
 
+/** The package version, from the nearest package.json above this file (works from src/ and dist/). */
 async function version(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    try {
+      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version: string };
+      if (pkg.name === 'jms-gateway') return pkg.version;
+    } catch {
+      // not here: look one folder up
+    }
+    if (dir.pathname === '/') return 'unknown';
+  }
 }
 
 async function run(argv: string[]): Promise<number> {
