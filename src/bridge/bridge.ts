@@ -586,7 +586,7 @@ export class Bridge {
         if (unit.items.length > 0) this.#makeReady(unit);
         else {
           unit.state = 'idle';
-          this.#units.delete(unit.key);
+          if (this.#units.get(unit.key) === unit) this.#units.delete(unit.key);
         }
       }
       this.#pump();

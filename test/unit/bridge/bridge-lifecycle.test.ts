@@ -73,6 +73,20 @@ test('bridge - start retries unreachable endpoints with backoff, status connecti
   await bridge.stop();
 });
 
+test('bridge - stop ends a start that is still waiting for an unreachable endpoint (BRG-5, BRG-7)', async () => {
+  const { bridge, source, sink, clock } = fakeBridge();
+  sink.connects.failures = 1_000;
+  const started = bridge.start();
+  await clock.advance(1_000);
+  await bridge.stop();
+  await started;
+  assert.equal(bridge.status, 'stopped');
+  const attempts = sink.connects.times.length;
+  await clock.advance(10_000);
+  assert.equal(sink.connects.times.length, attempts, 'no attempts after stop');
+  assert.equal(source.connects.times.length, 0);
+});
+
 test('bridge - a misconfigured endpoint fails the bridge instead of retrying forever (BRG-5)', async () => {
   const { bridge, sink, logger } = fakeBridge();
   sink.connects.error = new EndpointConfigurationError("no such exchange 'orders'");
