@@ -21,8 +21,10 @@ export class PartitionTrack {
   #committed: bigint | undefined;
   /** The first offset seen in this track: where the group's committed position stood when it began. */
   #base: bigint | undefined;
-  /** The highest offset ever handed out: a record at or below it is a redelivery. */
+  /** The highest offset the bridge has received: a record at or below it is a redelivery. */
   #highest: bigint | undefined;
+  /** Where reading goes on: after the last admitted record, or the offset of the last rewind. */
+  #next: bigint | undefined;
 
   /** Bumped by every rewind: deliveries carry the epoch they were handed out in. */
   get epoch(): number {
@@ -30,20 +32,28 @@ export class PartitionTrack {
   }
 
   /**
-   * A fetched record is about to be handed out: `deliver` it, `redeliver` it (it was handed out
-   * before a rewind), or `skip` it because a copy of it was already settled. Either way it now
-   * counts in the commit order.
+   * A fetched record is about to be read ahead: `deliver` it, or `skip` it because a copy of it
+   * was already settled. Either way it now counts in the commit order.
    */
-  admit(offset: bigint): 'deliver' | 'redeliver' | 'skip' {
+  admit(offset: bigint): 'deliver' | 'skip' {
     this.#base ??= offset;
+    this.#next = offset + 1n;
     this.#outstanding.push(offset);
     if (this.#done.has(offset)) {
       this.#advance();
       return 'skip';
     }
-    if (this.#highest !== undefined && offset <= this.#highest) return 'redeliver';
-    this.#highest = offset;
     return 'deliver';
+  }
+
+  /**
+   * The bridge receives the record at `offset`. True when it had received it before (a rewind
+   * brought it back): a redelivery. Records only read ahead before a rewind do not count.
+   */
+  handOut(offset: bigint): boolean {
+    if (this.#highest !== undefined && offset <= this.#highest) return true;
+    this.#highest = offset;
+    return false;
   }
 
   /** A copy of `offset` was acked or rejected. True when the commit position moved. */
@@ -62,6 +72,7 @@ export class PartitionTrack {
     if (epoch !== this.#epoch || this.#done.has(offset)) return false;
     if (this.#committable !== undefined && offset < this.#committable) return false;
     this.#epoch++;
+    this.#next = offset;
     this.#outstanding = this.#outstanding.filter((admitted) => admitted < offset);
     return true;
   }
@@ -79,11 +90,20 @@ export class PartitionTrack {
   }
 
   /**
-   * Where reading must restart to lose nothing when this track is abandoned (a rebalance): the
-   * last committed position, else where the track began. Undefined when nothing was fetched.
+   * Where reading must restart to lose nothing when this track is abandoned (the partition went to
+   * another member): the last committed position, else where the track began. Undefined when
+   * nothing was fetched.
    */
   restartPosition(): bigint | undefined {
     return this.#committed ?? this.#base;
+  }
+
+  /**
+   * Where reading goes on when the track is kept (the partition stayed with this member through
+   * a rebalance): after the last record handed out, or at the last rewind.
+   */
+  resumePosition(): bigint | undefined {
+    return this.#next ?? this.restartPosition();
   }
 
   /** Offsets handed out and not yet settled, for diagnostics and tests. */

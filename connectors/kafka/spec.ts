@@ -56,6 +56,7 @@ export interface KafkaConfig {
   readonly groupId?: string;
   readonly fromBeginning: boolean;
   readonly prefetch: number;
+  readonly fetchMaxWait: number;
   readonly sessionTimeout: number;
   readonly heartbeatInterval: number;
   readonly rebalanceTimeout: number;
@@ -164,6 +165,13 @@ const fields: Record<string, FieldSpec> = {
     default: 100,
     description:
       'Source: how many records are read ahead of the bridge (fetched, not yet received). Reading pauses while it is full. Default 100.',
+  },
+  fetchMaxWait: {
+    type: 'integer',
+    minimum: 1,
+    default: 500,
+    description:
+      'Source: milliseconds the broker may hold a fetch open waiting for new records (fetch.max.wait.ms). It also bounds how soon a retry, a resumed partition or close takes effect. Default 500.',
   },
   sessionTimeout: {
     type: 'integer',

@@ -40,9 +40,27 @@ test('kafka connector - a retry rewinds: the record and later ones come again in
   assert.equal(track.epoch, 1);
   assert.deepEqual(track.unsettled(), [], 'the rewound records are no longer outstanding');
   assert.equal(track.pendingCommit(), 1n, 'commits stop before the retried record');
-  assert.equal(track.admit(1n), 'redeliver');
-  assert.equal(track.admit(2n), 'redeliver');
-  assert.equal(track.admit(4n), 'deliver', 'a record never handed out before is a first delivery');
+  assert.equal(track.admit(1n), 'deliver');
+  assert.equal(track.admit(2n), 'deliver');
+  assert.equal(track.admit(4n), 'deliver');
+  assert.deepEqual(track.unsettled(), [1n, 2n, 4n]);
+});
+
+test('kafka connector - only records the bridge received before a rewind are redeliveries (MSG-1)', () => {
+  const track = new PartitionTrack();
+  admitAll(track, [0, 1, 2, 3]); // all read ahead
+  assert.equal(track.handOut(0n), false);
+  assert.equal(track.handOut(1n), false);
+  assert.equal(track.rewind(1n, 0), true);
+  admitAll(track, [1, 2, 3]);
+  assert.equal(track.handOut(1n), true, 'received before the rewind');
+  assert.equal(track.handOut(2n), false, 'only read ahead before the rewind');
+});
+
+test('kafka connector - a stale copy asking for a retry changes nothing (ORD-3)', () => {
+  const track = new PartitionTrack();
+  admitAll(track, [0, 1, 2, 3]);
+  assert.equal(track.rewind(1n, 0), true);
   assert.equal(track.rewind(2n, 0), false, 'a stale copy asking for a retry changes nothing');
   assert.equal(track.epoch, 1);
 });
@@ -52,9 +70,9 @@ test('kafka connector - an ack of a stale copy is final: its fresh copy is skipp
   admitAll(track, [0, 1, 2]);
   assert.equal(track.rewind(0n, 0), true);
   track.settle(1n); // the stale copy of 1 was forwarded and acked meanwhile
-  assert.equal(track.admit(0n), 'redeliver');
+  assert.equal(track.admit(0n), 'deliver');
   assert.equal(track.admit(1n), 'skip');
-  assert.equal(track.admit(2n), 'redeliver');
+  assert.equal(track.admit(2n), 'deliver');
   assert.deepEqual(track.unsettled(), [0n, 2n]);
   track.settle(0n);
   assert.equal(track.pendingCommit(), 2n, 'the skipped record counts as settled');
