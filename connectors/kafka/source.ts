@@ -1,0 +1,531 @@
+/**
+ * Reads a Kafka topic in a consumer group and hands each record to the bridge as a Delivery,
+ * with `orderingKey` = `<topic>/<partition>`.
+ *
+ * Offsets: automatic commits are off. Each partition has a {@link PartitionTrack}; the source
+ * commits a partition's position only past records the bridge has settled, i.e. the offset after
+ * the longest settled prefix. A restart resumes at the first unsettled record.
+ *
+ * Retry: `settle({ kind: 'retry', delayMs })` rewinds the partition (a seek) so that record and
+ * every later one come again in order, and pauses the partition for `delayMs` while that head
+ * record waits; other partitions go on. The delay runs on the injected {@link KafkaTimers}
+ * (default: the global `setTimeout`).
+ *
+ * Lost consumer (crash, broker unreachable after the client's retries): `receive` rejects with
+ * NotConnectedError, every handed-out delivery becomes stale (its settle does nothing; the
+ * group's committed position brings the record back) and `connect` starts a new consumer.
+ *
+ * Rebalance: the group takes partitions away and gives them back (kafkajs uses the eager
+ * protocol: all of them, every time). A partition that stays with this member keeps its state
+ * (handed-out deliveries stay valid, reading goes on where it was, no duplicates); one that
+ * leaves drops its read-ahead records, and its handed-out deliveries become stale (the new owner
+ * reads from the committed position, at-least-once). A rebalance does not fail `receive`: the
+ * bridge runtime answers NotConnectedError by closing and reconnecting, and a member that leaves
+ * and rejoins makes every other member rebalance, which would make them leave and rejoin in turn.
+ */
+import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { EndpointConfigurationError, NotConnectedError } from '../../src/spi/index.js';
+import type { ConnectorContext, Delivery, Outcome, Source } from '../../src/spi/index.js';
+import { createKafkaClient, defaultClientId } from './client.js';
+import { classifyConnectionError } from './errors.js';
+import { recordToMessage } from './mapping.js';
+import { PartitionTrack } from './partition-track.js';
+import type { KafkaConfig } from './spec.js';
+
+/** Timers for retry delays; tests pass fakes. */
+export interface KafkaTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: KafkaTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Options the code that builds a source may pass; the YAML configuration is {@link KafkaConfig}. */
+export interface KafkaSourceOptions {
+  /** Runs retry delays (partition pauses). Default: the global `setTimeout`. */
+  readonly timers?: KafkaTimers;
+}
+
+type State = 'idle' | 'connecting' | 'running' | 'failed' | 'closed';
+
+/** A delivery waiting in the read-ahead buffer. */
+interface Buffered {
+  readonly delivery: Delivery;
+  readonly track: PartitionTrack;
+  readonly partition: number;
+  readonly offset: bigint;
+}
+
+interface Receiver {
+  resolve(delivery: Delivery): void;
+  reject(error: unknown): void;
+}
+
+/** A Kafka source; see the module comment for the offset, retry and rebalance rules. */
+export class KafkaSource implements Source {
+  readonly #config: KafkaConfig;
+  readonly #context: ConnectorContext;
+  readonly #timers: KafkaTimers;
+  #consumer: Consumer | undefined;
+  #state: State = 'idle';
+  /** Why `receive` rejects while failed. */
+  #failure: Error | undefined;
+  /** The state of each partition this member reads; a delivery is valid while its track is here. */
+  readonly #tracks = new Map<number, PartitionTrack>();
+  /** Partitions paused for a retry delay, with their resume timer. */
+  readonly #pauses = new Map<number, unknown>();
+  /** Partitions whose seek kafkajs may not have applied yet (kafkajs keeps seeks across rebalances). */
+  readonly #seeksPending = new Set<number>();
+  /**
+   * Partitions that left with a seek kafkajs may still hold, and the position to seek to should
+   * they come back, so that the stale seek cannot skip records another member has not committed.
+   */
+  readonly #lingeringSeeks = new Map<number, bigint>();
+  /** Bumped when the group rebalances: a batch fetched before then is not handed out. */
+  #membership = 0;
+  #joined = false;
+  #joinWaiters: Array<(error?: Error) => void> = [];
+  readonly #buffer: Buffered[] = [];
+  #receivers: Receiver[] = [];
+  #spaceWaiters: Array<() => void> = [];
+  #commitChain: Promise<void> = Promise.resolve();
+  #commitScheduled: Promise<void> | undefined;
+
+  constructor(config: KafkaConfig, context: ConnectorContext, options: KafkaSourceOptions = {}) {
+    this.#config = config;
+    this.#context = context;
+    this.#timers = options.timers ?? realTimers;
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (this.#state === 'running') return;
+    await this.#stopConsumer();
+    this.#state = 'connecting';
+    this.#failure = undefined;
+    const consumer = this.#createConsumer();
+    this.#consumer = consumer;
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [this.#config.topic], fromBeginning: this.#config.fromBeginning });
+      const joined = this.#waitForJoin(signal);
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        eachBatch: (payload) => this.#eachBatch(payload),
+      });
+      await joined;
+    } catch (error) {
+      if (this.#consumer === consumer) this.#consumer = undefined;
+      if (this.#state === 'connecting') this.#state = 'failed';
+      await consumer.disconnect().catch(() => undefined);
+      if (signal.aborted) throw signal.reason as unknown;
+      throw classifyConnectionError(error, `connecting to kafka topic '${this.#config.topic}'`);
+    }
+    this.#state = 'running';
+    this.#context.logger.info({ topic: this.#config.topic }, 'kafka source connected');
+  }
+
+  receive(signal: AbortSignal): Promise<Delivery> {
+    if (signal.aborted) return Promise.reject(signal.reason as unknown);
+    if (this.#state !== 'running')
+      return Promise.reject(
+        this.#failure ?? new NotConnectedError(`kafka source for '${this.#config.topic}' is not connected`),
+      );
+    const next = this.#buffer.shift();
+    if (next !== undefined) {
+      this.#wakeSpaceWaiters();
+      return Promise.resolve(this.#handOut(next));
+    }
+    return new Promise<Delivery>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#receivers = this.#receivers.filter((r) => r !== receiver);
+        reject(signal.reason as unknown);
+      };
+      const receiver: Receiver = {
+        resolve: (delivery) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(delivery);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#receivers.push(receiver);
+    });
+  }
+
+  /** Commits what is settled, then leaves the group; unsettled records come again to the next reader. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasRunning = this.#state === 'running';
+    this.#state = 'closed';
+    const closed = new NotConnectedError(`kafka source for '${this.#config.topic}' is closed`);
+    this.#rejectReaders(closed);
+    for (const waiter of this.#joinWaiters.splice(0)) waiter(closed);
+    if (wasRunning) {
+      await this.#commit().catch((error: unknown) => {
+        this.#context.logger.warn(
+          { topic: this.#config.topic, error: String(error) },
+          'kafka source could not commit settled offsets on close; they will be read again',
+        );
+      });
+    }
+    await this.#stopConsumer();
+    this.#context.logger.info({ topic: this.#config.topic }, 'kafka source closed');
+  }
+
+  // --- the consumer and its group ---
+
+  #createConsumer(): Consumer {
+    const config = this.#config;
+    const consumer = createKafkaClient(config, this.#context).consumer({
+      groupId: config.groupId ?? defaultClientId(this.#context),
+      sessionTimeout: config.sessionTimeout,
+      heartbeatInterval: config.heartbeatInterval,
+      rebalanceTimeout: config.rebalanceTimeout,
+      readUncommitted: config.readUncommitted,
+      maxWaitTimeInMs: config.fetchMaxWait,
+      allowAutoTopicCreation: false,
+      // The bridge runtime reconnects with its own backoff (BRG-5); kafkajs must not restart behind it.
+      retry: { retries: config.retries, restartOnFailure: () => Promise.resolve(false) },
+    });
+    consumer.on(consumer.events.REBALANCING, () => {
+      if (this.#consumer !== consumer) return;
+      this.#membership++;
+      this.#context.logger.info({ topic: config.topic }, 'kafka source: the consumer group is rebalancing');
+    });
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      if (this.#consumer !== consumer) return;
+      const partitions = event.payload.memberAssignment[config.topic] ?? [];
+      this.#membership++;
+      this.#assign(consumer, new Set(partitions));
+      this.#joined = true;
+      this.#context.logger.info(
+        { topic: config.topic, partitions },
+        'kafka source joined its consumer group',
+      );
+      for (const waiter of this.#joinWaiters.splice(0)) waiter();
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (this.#consumer !== consumer) return;
+      const error = classifyConnectionError(event.payload.error, `reading kafka topic '${config.topic}'`);
+      this.#context.logger.warn(
+        { topic: config.topic, error: error.message },
+        'kafka source lost its consumer',
+      );
+      this.#consumer = undefined;
+      this.#forgetAll();
+      if (this.#state === 'running' || this.#state === 'connecting') {
+        this.#state = 'failed';
+        this.#failure = error;
+      }
+      this.#rejectReaders(error);
+      for (const waiter of this.#joinWaiters.splice(0)) waiter(error);
+    });
+    return consumer;
+  }
+
+  /**
+   * The group gave this member `assigned`: partitions that stayed go on where they were, those
+   * that left are forgotten. Called from kafkajs's GROUP_JOIN, before it fetches again.
+   */
+  #assign(consumer: Consumer, assigned: ReadonlySet<number>): void {
+    for (const [partition, track] of [...this.#tracks]) {
+      if (assigned.has(partition)) continue;
+      this.#tracks.delete(partition);
+      this.#unpause(partition);
+      if (this.#seeksPending.delete(partition)) {
+        const position = track.restartPosition();
+        if (position !== undefined) this.#lingeringSeeks.set(partition, position);
+      }
+      this.#dropBuffered((b) => b.partition === partition);
+    }
+    for (const partition of assigned) {
+      const track = this.#tracks.get(partition);
+      // kafkajs starts every assigned partition afresh from the committed offset.
+      const position = track?.resumePosition() ?? this.#lingeringSeeks.get(partition);
+      this.#lingeringSeeks.delete(partition);
+      if (position !== undefined) this.#seek(consumer, partition, position);
+      if (this.#pauses.has(partition)) this.#pause(consumer, partition);
+    }
+  }
+
+  #waitForJoin(signal: AbortSignal): Promise<void> {
+    if (this.#joined) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#joinWaiters = this.#joinWaiters.filter((w) => w !== waiter);
+        reject(signal.reason as unknown);
+      };
+      const waiter = (error?: Error): void => {
+        signal.removeEventListener('abort', onAbort);
+        if (error === undefined) resolve();
+        else reject(error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#joinWaiters.push(waiter);
+    });
+  }
+
+  /** The consumer is gone: its positions, pauses and seeks go with it; the group's committed offsets remain. */
+  #forgetAll(): void {
+    for (const timer of this.#pauses.values()) this.#timers.clearTimeout(timer);
+    this.#pauses.clear();
+    this.#tracks.clear();
+    this.#seeksPending.clear();
+    this.#lingeringSeeks.clear();
+    this.#joined = false;
+    this.#membership++;
+  }
+
+  async #stopConsumer(): Promise<void> {
+    const consumer = this.#consumer;
+    this.#consumer = undefined;
+    this.#forgetAll();
+    this.#buffer.length = 0;
+    this.#wakeSpaceWaiters();
+    if (consumer !== undefined) await consumer.disconnect().catch(() => undefined);
+  }
+
+  // --- reading ---
+
+  async #eachBatch(payload: EachBatchPayload): Promise<void> {
+    const { batch } = payload;
+    const partition = batch.partition;
+    const membership = this.#membership;
+    if (!payload.isStale()) this.#seeksPending.delete(partition); // kafkajs applied our seek
+    let track = this.#tracks.get(partition);
+    if (track === undefined) {
+      track = new PartitionTrack();
+      this.#tracks.set(partition, track);
+    }
+    const epoch = track.epoch;
+    const current = (): boolean =>
+      payload.isRunning() &&
+      !payload.isStale() &&
+      this.#membership === membership &&
+      this.#tracks.get(partition) === track &&
+      track.epoch === epoch &&
+      !this.#pauses.has(partition) &&
+      (this.#state === 'running' || this.#state === 'connecting');
+    for (const record of batch.messages) {
+      if (!current()) return;
+      await this.#waitForSpace(() => payload.heartbeat(), current);
+      if (!current()) return;
+      const offset = BigInt(record.offset);
+      if (track.admit(offset) === 'deliver') {
+        const delivery = this.#delivery(batch.topic, partition, record, track, epoch);
+        this.#push({ delivery, track, partition, offset });
+      }
+      payload.resolveOffset(record.offset);
+    }
+  }
+
+  async #waitForSpace(heartbeat: () => Promise<void>, current: () => boolean): Promise<void> {
+    while (this.#buffer.length >= this.#config.prefetch && current()) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(wake, this.#config.heartbeatInterval);
+        function wake(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.#spaceWaiters.push(wake);
+      });
+      // The bridge is slow: keep the group membership while waiting. Throws when the group
+      // rebalances, which hands control back to kafkajs to rejoin.
+      if (this.#buffer.length >= this.#config.prefetch && current()) await heartbeat();
+    }
+  }
+
+  #wakeSpaceWaiters(): void {
+    for (const wake of this.#spaceWaiters.splice(0)) wake();
+  }
+
+  #push(buffered: Buffered): void {
+    const receiver = this.#state === 'running' ? this.#receivers.shift() : undefined;
+    if (receiver !== undefined) receiver.resolve(this.#handOut(buffered));
+    else this.#buffer.push(buffered);
+  }
+
+  #handOut(buffered: Buffered): Delivery {
+    // Kafka has no redelivered flag: a record the bridge receives again after a retry is one
+    // (the codec leaves JMSRedelivered to the source).
+    if (buffered.track.handOut(buffered.offset)) buffered.delivery.message.setJMSRedelivered(true);
+    return buffered.delivery;
+  }
+
+  #dropBuffered(drop: (buffered: Buffered) => boolean): void {
+    const kept = this.#buffer.filter((buffered) => !drop(buffered));
+    this.#buffer.splice(0, this.#buffer.length, ...kept);
+    this.#wakeSpaceWaiters();
+  }
+
+  #rejectReaders(error: Error): void {
+    this.#buffer.length = 0;
+    for (const receiver of this.#receivers.splice(0)) receiver.reject(error);
+    this.#wakeSpaceWaiters();
+  }
+
+  #delivery(
+    topic: string,
+    partition: number,
+    record: KafkaMessage,
+    track: PartitionTrack,
+    epoch: number,
+  ): Delivery {
+    const offset = BigInt(record.offset);
+    let settled = false;
+    return {
+      message: recordToMessage(
+        { topic, partition, ...record },
+        {
+          foreignBody: this.#config.foreignBody,
+          ...(this.#config.keyProperty !== undefined ? { keyProperty: this.#config.keyProperty } : {}),
+          onMappingError: (error) =>
+            this.#context.logger.warn(
+              { topic, partition, offset: record.offset, error: error.message },
+              'kafka record has malformed gateway headers; delivered as a foreign record',
+            ),
+        },
+      ),
+      orderingKey: `${topic}/${partition}`,
+      settle: (outcome: Outcome): Promise<void> => {
+        if (settled)
+          return Promise.reject(
+            new Error(`kafka record ${topic}/${partition}@${offset} was already settled`),
+          );
+        settled = true;
+        return this.#settle(track, partition, offset, epoch, outcome);
+      },
+    };
+  }
+
+  // --- settling ---
+
+  async #settle(
+    track: PartitionTrack,
+    partition: number,
+    offset: bigint,
+    epoch: number,
+    outcome: Outcome,
+  ): Promise<void> {
+    // The partition left this member, or the consumer was lost: the committed position brings it back.
+    if (this.#tracks.get(partition) !== track || this.#state === 'closed') return;
+    if (outcome.kind === 'retry') {
+      if (track.rewind(offset, epoch)) this.#rewind(partition, offset, outcome.delayMs ?? 0);
+      return;
+    }
+    if (track.settle(offset)) await this.#commit();
+  }
+
+  /** Reads `partition` again from `offset`, after `delayMs` with the partition paused meanwhile. */
+  #rewind(partition: number, offset: bigint, delayMs: number): void {
+    const consumer = this.#consumer;
+    if (consumer === undefined) return;
+    this.#dropBuffered((b) => b.partition === partition && b.offset >= offset);
+    const wasPaused = this.#unpause(partition, false);
+    if (delayMs > 0) {
+      this.#pause(consumer, partition);
+      this.#pauses.set(
+        partition,
+        this.#timers.setTimeout(() => {
+          if (this.#pauses.delete(partition) && this.#consumer === consumer)
+            this.#resume(consumer, partition);
+        }, delayMs),
+      );
+    } else if (wasPaused) {
+      this.#resume(consumer, partition);
+    }
+    this.#seek(consumer, partition, offset);
+  }
+
+  /** Ends a retry pause: clears its timer and, unless `resume` is false, resumes fetching. True when it was paused. */
+  #unpause(partition: number, resume = true): boolean {
+    const timer = this.#pauses.get(partition);
+    if (timer === undefined) return false;
+    this.#timers.clearTimeout(timer);
+    this.#pauses.delete(partition);
+    const consumer = this.#consumer;
+    if (resume && consumer !== undefined) this.#resume(consumer, partition);
+    return true;
+  }
+
+  #seek(consumer: Consumer, partition: number, offset: bigint): void {
+    try {
+      consumer.seek({ topic: this.#config.topic, partition, offset: offset.toString() });
+      this.#seeksPending.add(partition);
+    } catch (error) {
+      // Only when the consumer stopped meanwhile: the next one starts from the committed position.
+      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not seek');
+    }
+  }
+
+  #pause(consumer: Consumer, partition: number): void {
+    try {
+      consumer.pause([{ topic: this.#config.topic, partitions: [partition] }]);
+    } catch (error) {
+      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not pause');
+    }
+  }
+
+  #resume(consumer: Consumer, partition: number): void {
+    try {
+      consumer.resume([{ topic: this.#config.topic, partitions: [partition] }]);
+    } catch (error) {
+      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not resume');
+    }
+  }
+
+  // --- committing ---
+
+  /**
+   * Commits every partition's settled position. Calls made while a commit is on its way share
+   * the next one, so a burst of settles costs two round trips, not one each.
+   */
+  #commit(): Promise<void> {
+    if (this.#commitScheduled !== undefined) return this.#commitScheduled;
+    const next = this.#commitChain.then(() => {
+      this.#commitScheduled = undefined;
+      return this.#commitNow();
+    });
+    this.#commitScheduled = next;
+    this.#commitChain = next.catch(() => undefined);
+    return next;
+  }
+
+  async #commitNow(): Promise<void> {
+    const consumer = this.#consumer;
+    if (consumer === undefined) return;
+    const positions: Array<{ partition: number; track: PartitionTrack; position: bigint }> = [];
+    for (const [partition, track] of this.#tracks) {
+      const position = track.pendingCommit();
+      if (position !== undefined) positions.push({ partition, track, position });
+    }
+    if (positions.length === 0) return;
+    try {
+      await consumer.commitOffsets(
+        positions.map(({ partition, position }) => ({
+          topic: this.#config.topic,
+          partition,
+          offset: position.toString(),
+        })),
+      );
+    } catch (error) {
+      // The records stay uncommitted and come again after the reconnect (at-least-once).
+      const reason = classifyConnectionError(
+        error,
+        `committing offsets of kafka topic '${this.#config.topic}'`,
+      );
+      throw reason instanceof EndpointConfigurationError
+        ? reason
+        : new NotConnectedError(reason.message, { cause: error });
+    }
+    for (const { track, position } of positions) track.markCommitted(position);
+  }
+}
