@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { ConfigError, loadConfig } from '../config/load-config.js';
-import { ConnectionFactory } from '../jms/client/connection-factory.js';
+import { startAdminServer } from '../admin/server.js';
 import { JmsEngine } from '../jms/engine.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { selectorCommand } from './selector-command.js';
@@ -25,7 +25,10 @@ commands:
 async function version(): Promise<string> {
   for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
     try {
-      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as { name?: string; version: string };
+      const pkg = JSON.parse(await readFile(new URL('package.json', dir), 'utf8')) as {
+        name?: string;
+        version: string;
+      };
       if (pkg.name === 'jms-gateway') return pkg.version;
     } catch {
       // not here: look one folder up
@@ -37,7 +40,7 @@ async function version(): Promise<string> {
 async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', default: 'config/gateway.yaml' } },
+    options: { config: { type: 'string', default: 'config/gateway.yaml' }, 'admin-port': { type: 'string' } },
   });
   const logger = pino({ name: 'jms-gateway' });
   let config;
@@ -57,10 +60,27 @@ async function run(argv: string[]): Promise<number> {
   });
   for (const queue of config.destinations.queues) await engine.createQueue(queue.name, queue.options);
   for (const topic of config.destinations.topics) await engine.createTopic(topic.name, topic.options);
-  const connection = new ConnectionFactory(engine).createConnection();
-  connection.start();
+  let admin;
+  try {
+    admin = await startAdminServer({
+      engine,
+      host: config.admin.host,
+      port: values['admin-port'] !== undefined ? Number(values['admin-port']) : config.admin.port,
+      token: process.env.JMS_GATEWAY_ADMIN_TOKEN,
+      logger: logger.child({ component: 'admin' }),
+    });
+  } catch (error) {
+    logger.error({ err: error }, 'cannot start the admin API');
+    await engine.close();
+    return 1;
+  }
   logger.info(
-    { config: values.config, destinations: engine.destinations().length, version: await version() },
+    {
+      config: values.config,
+      destinations: engine.destinations().length,
+      admin: admin.url,
+      version: await version(),
+    },
     'gateway ready',
   );
 
@@ -73,7 +93,7 @@ async function run(argv: string[]): Promise<number> {
       }
       stopping = true;
       logger.info({ signal }, 'stopping');
-      void connection
+      void admin
         .close()
         .then(() => engine.close())
         .then(() => {

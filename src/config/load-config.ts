@@ -12,9 +12,19 @@ export interface DestinationConfig {
   options: DestinationOptions;
 }
 
+/** Where the admin HTTP API listens (the token comes only from JMS_GATEWAY_ADMIN_TOKEN). */
+export interface AdminConfig {
+  /** Default 127.0.0.1; anywhere else needs a token. */
+  host: string;
+  /** Default 8161. */
+  port: number;
+}
+
 /** The gateway configuration as far as it is defined today. */
 export interface GatewayConfig {
   destinations: { queues: DestinationConfig[]; topics: DestinationConfig[] };
+  admin: AdminConfig;
+  store: { path: string | null };
 }
 
 /** A configuration problem with its place in the file. */
@@ -55,7 +65,11 @@ export function parseConfig(text: string, file: string): GatewayConfig {
     const { line, col } = lineCounter.linePos(error.pos[0]);
     problems.push(`${file}:${line}:${col}: ${error.message.split('\n')[0]}`);
   }
-  const config: GatewayConfig = { destinations: { queues: [], topics: [] } };
+  const config: GatewayConfig = {
+    destinations: { queues: [], topics: [] },
+    admin: { host: '127.0.0.1', port: 8161 },
+    store: { path: null },
+  };
   if (problems.length > 0) throw new ConfigError(problems);
   const root = document.contents;
   if (root === null) return config;
@@ -65,8 +79,18 @@ export function parseConfig(text: string, file: string): GatewayConfig {
   }
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+    if (key === 'admin' || key === 'store') {
+      readScalars(
+        pair.value as Node | null,
+        key,
+        key === 'admin' ? ADMIN_FIELDS : STORE_FIELDS,
+        at,
+        config[key] as unknown as Record<string, unknown>,
+      );
+      continue;
+    }
     if (key !== 'destinations') {
-      at(pair.key, key, `unknown setting (known: destinations)`);
+      at(pair.key, key, `unknown setting (known: admin, destinations, store)`);
       continue;
     }
     const destinations = pair.value as Node | null;
@@ -97,6 +121,33 @@ export function parseConfig(text: string, file: string): GatewayConfig {
 }
 
 type Report = (node: Node | null | undefined, path: string, message: string) => void;
+
+const ADMIN_FIELDS: Record<string, 'string' | 'number'> = { host: 'string', port: 'number' };
+const STORE_FIELDS: Record<string, 'string' | 'number'> = { path: 'string' };
+
+/** Reads a mapping of scalar settings into `into`, reporting unknown keys and wrong types. */
+function readScalars(
+  node: Node | null,
+  path: string,
+  fields: Record<string, 'string' | 'number'>,
+  at: Report,
+  into: Record<string, unknown>,
+): void {
+  if (!isMap(node)) {
+    at(node, path, `expected a mapping (${Object.keys(fields).join(', ')})`);
+    return;
+  }
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+    const value = pair.value as Node | null;
+    const expected = fields[key];
+    if (!expected)
+      at(pair.key as Node, `${path}.${key}`, `unknown setting (known: ${Object.keys(fields).join(', ')})`);
+    else if (!isScalar(value) || typeof value.value !== expected)
+      at(value ?? (pair.key as Node), `${path}.${key}`, `expected a ${expected}`);
+    else into[key] = value.value;
+  }
+}
 
 function parseDestination(node: Node, path: string, at: Report): DestinationConfig | undefined {
   if (!isMap(node)) {

@@ -23,17 +23,32 @@ function runCli(args: string[], onStdout?: (text: string, child: ReturnType<type
 }
 
 test(
-  'gateway process - starts on the default config, logs ready, and stops cleanly on SIGTERM',
+  'gateway process - starts on the default config, serves the admin API, and stops cleanly on SIGTERM',
   { timeout: 60_000 },
   async () => {
     let signalled = false;
-    const result = await runCli(['run', '--config', 'config/gateway.yaml'], (out, child) => {
-      if (!signalled && out.includes('gateway ready')) {
+    let health: number | undefined;
+    let metrics = '';
+    const result = await runCli(
+      ['run', '--config', 'config/gateway.yaml', '--admin-port', '0'],
+      (out, child) => {
+        const ready = out.split('\n').find((line) => line.includes('gateway ready'));
+        if (signalled || !ready) return;
         signalled = true;
-        child.kill('SIGTERM');
-      }
-    });
+        const { admin } = JSON.parse(ready) as { admin: string };
+        void (async () => {
+          health = (await fetch(`${admin}/health`)).status;
+          metrics = await (await fetch(`${admin}/metrics`)).text();
+          child.kill('SIGTERM');
+        })();
+      },
+    );
     assert.equal(result.code, 0, result.stderr);
+    assert.equal(health, 200);
+    assert.match(
+      metrics,
+      /jms_gateway_destination_messages_current\{destination="queue:\/\/demo.orders",kind="queue"\} 0/,
+    );
     const lines = result.stdout
       .trim()
       .split('\n')

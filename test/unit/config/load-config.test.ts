@@ -30,7 +30,7 @@ test('config - every problem is listed with file, line, column and path', () => 
     'gw.yaml:3:13: destinations.queues[0].name: expected a non-empty string',
     'gw.yaml:6:26: destinations.queues[1].options.redeliveryLimit: expected a number',
     'gw.yaml:7:3: destinations.topicz: unknown setting (known: queues, topics)',
-    'gw.yaml:8:1: extra: unknown setting (known: destinations)',
+    'gw.yaml:8:1: extra: unknown setting (known: admin, destinations, store)',
   ]);
 });
 

@@ -1,0 +1,163 @@
+/**
+ * What the admin API does to destinations, done through the engine's own JMS API so that every
+ * rule (selectors, transactions, persistence, quotas) applies as it does to any client: browse,
+ * send, delete one message, and move or replay messages in one transaction per batch.
+ */
+import type { Connection } from '../jms/client/connection.js';
+import { ConnectionFactory } from '../jms/client/connection-factory.js';
+import { type Destination, Queue, parseDestination } from '../jms/destination/destination.js';
+import type { JmsEngine } from '../jms/engine.js';
+import { InvalidDestinationError } from '../jms/errors.js';
+import type { Message } from '../jms/message/message.js';
+
+/** Properties the engine adds when it parks a message; a replay removes them. */
+const ERROR_PROPERTIES = ['JMS_ErrorOrigin', 'JMS_ErrorReason', 'JMS_ErrorDeliveryCount'];
+/** Messages moved per transaction. */
+const MOVE_BATCH = 500;
+
+/** Result of a move or replay. */
+export interface MoveResult {
+  moved: number;
+}
+
+export class DestinationOperations {
+  readonly #connection: Connection;
+
+  constructor(readonly engine: JmsEngine) {
+    this.#connection = new ConnectionFactory(engine, { messagesMaximum: 1 }).createConnection();
+    this.#connection.start();
+  }
+
+  /** The available messages of a queue in delivery order, through an optional selector (DST-7). */
+  browse(queue: string, selector: string | null, limit: number): Message[] {
+    const session = this.#connection.createSession();
+    try {
+      return session.createBrowser(queueHandle(queue), selector).getEnumeration().slice(0, limit);
+    } finally {
+      void session.close();
+    }
+  }
+
+  /** Sends a message; resolves when it is stored (persistent) or queued. */
+  async send(destination: string, message: Message): Promise<string> {
+    const session = this.#connection.createSession();
+    try {
+      await session.createProducer(this.#existing(destination)).send(message, {
+        deliveryMode: message.getJMSDeliveryMode(),
+        priority: message.getJMSPriority(),
+      });
+      return message.getJMSMessageID()!;
+    } finally {
+      await session.close();
+    }
+  }
+
+  /** Deletes one available message by JMSMessageID; false when there is none. */
+  async deleteMessage(queue: string, messageId: string): Promise<boolean> {
+    const session = this.#connection.createSession(true);
+    try {
+      const consumer = session.createConsumer(
+        queueHandle(queue),
+        `JMSMessageID = '${messageId.replaceAll("'", "''")}'`,
+      );
+      const found = await consumer.receiveNoWait();
+      await session.commit();
+      return found !== null;
+    } finally {
+      await session.close();
+    }
+  }
+
+  /**
+   * Moves available messages of `from` (optionally through a selector) to `to`, or, with
+   * `to = 'origin'`, each back to the destination recorded in `JMS_ErrorOrigin` (replaying an
+   * error destination; messages without one stay). Headers and properties are kept, the parking
+   * properties removed, and the delivery count starts again. Each batch of up to 500 is one
+   * transaction, so nothing is lost or doubled; a failure rolls the batch back and is thrown.
+   */
+  async move(
+    from: string,
+    to: string,
+    options: { selector?: string | null; limit?: number; onProgress?: (moved: number) => void } = {},
+  ): Promise<MoveResult> {
+    const limit = options.limit ?? Infinity;
+    const target = to === 'origin' ? null : this.#existing(to);
+    const selector = [options.selector, target ? null : 'JMS_ErrorOrigin IS NOT NULL']
+      .filter((part): part is string => Boolean(part))
+      .map((part) => `(${part})`)
+      .join(' AND ');
+    const session = this.#connection.createSession(true);
+    let moved = 0;
+    try {
+      const consumer = session.createConsumer(queueHandle(from), selector || null);
+      const producer = session.createProducer();
+      for (;;) {
+        let batch = 0;
+        while (batch < MOVE_BATCH && moved < limit) {
+          const message = await consumer.receiveNoWait();
+          if (!message) break;
+          const destination = target ?? this.#origin(message);
+          await producer.send(destination, copyForResend(message), {
+            deliveryMode: message.getJMSDeliveryMode(),
+            priority: message.getJMSPriority(),
+          });
+          batch++;
+          moved++;
+        }
+        await session.commit();
+        if (batch > 0) options.onProgress?.(moved);
+        if (batch < MOVE_BATCH || moved >= limit) return { moved };
+      }
+    } catch (error) {
+      await session.rollback();
+      throw error;
+    } finally {
+      await session.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#connection.close();
+  }
+
+  #existing(name: string): Destination {
+    const handle = parseDestination(name);
+    if (!this.engine.destinations().some((d) => d.equals(handle))) {
+      throw new InvalidDestinationError(`destination '${name}' does not exist`);
+    }
+    return handle;
+  }
+
+  #origin(message: Message): Destination {
+    const origin = message.getStringProperty('JMS_ErrorOrigin')!;
+    try {
+      return this.#existing(origin);
+    } catch {
+      throw new InvalidDestinationError(
+        `cannot replay message '${message.getJMSMessageID()}': its origin '${origin}' no longer exists; move it to another destination instead`,
+      );
+    }
+  }
+}
+
+function queueHandle(name: string): Queue {
+  const handle = name.includes('://') ? parseDestination(name) : new Queue(name);
+  if (handle.kind !== 'queue')
+    throw new InvalidDestinationError(`'${name}' is not a queue: only queues can be browsed or moved from`);
+  return handle;
+}
+
+/** A writable copy to send again: same body, headers the sender sets, properties but the parking ones. */
+function copyForResend(message: Message): Message {
+  const copy = message.copy();
+  copy.clearProperties();
+  for (const name of message.getPropertyNames()) {
+    if (ERROR_PROPERTIES.includes(name) || name === 'JMSXDeliveryCount') continue;
+    const value = message.getTypedProperty(name)!;
+    if (name.startsWith('JMS') && name !== 'JMSXGroupID' && name !== 'JMSXGroupSeq')
+      copy.setProviderProperty(name, value);
+    else copy.setObjectProperty(name, value);
+  }
+  copy.deliveryCount = 0;
+  return copy;
+}

@@ -1,0 +1,183 @@
+/**
+ * The admin API's routes. Each handler gets the path parameters, the query and a body reader, and
+ * returns the JSON to answer with (or throws; errors map to status codes in one place).
+ */
+import type { DestinationOptions } from '../jms/destination/destination-options.js';
+import type { JmsEngine } from '../jms/engine.js';
+import { messageFromJson, messageToJson } from '../jms/message/message-json.js';
+import type { BridgeControl } from './bridge-control.js';
+import type { DestinationOperations } from './destination-operations.js';
+import { HttpError, expectObject } from './http-util.js';
+
+/** What a handler sees of a request. */
+export interface RouteContext {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: () => Promise<unknown>;
+}
+
+/** One route: method, path pattern with `{name}` segments, handler, and a one-line summary for the OpenAPI document. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  summary: string;
+  handle(context: RouteContext): Promise<{ status?: number; body: unknown }>;
+}
+
+/** What the routes act on. */
+export interface AdminServices {
+  engine: JmsEngine;
+  operations: DestinationOperations;
+  bridges: BridgeControl;
+  /** Re-reads the configuration; the gateway supplies it. */
+  reload?: () => Promise<{ reloaded: boolean; errors?: string[] }>;
+}
+
+const destinationName = (params: Record<string, string>) => {
+  const kind = params.kind;
+  if (kind !== 'queue' && kind !== 'topic')
+    throw new HttpError(400, `'${kind}' is not a destination kind (expected queue or topic)`);
+  return `${kind}://${params.name}`;
+};
+
+const limitOf = (query: URLSearchParams, fallback: number) => {
+  const text = query.get('limit');
+  if (text === null) return fallback;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new HttpError(400, `limit '${text}' is not valid (expected an integer >= 1)`);
+  return limit;
+};
+
+export function adminRoutes(services: AdminServices): Route[] {
+  const { engine, operations, bridges } = services;
+  return [
+    {
+      method: 'GET',
+      path: '/destinations',
+      summary: 'Every destination with its statistics.',
+      handle: () => Promise.resolve({ body: engine.statistics() }),
+    },
+    {
+      method: 'POST',
+      path: '/destinations',
+      summary: 'Creates a queue or topic: {"kind":"queue","name":"orders","options":{...}}.',
+      async handle({ body }) {
+        const input = expectObject(await body(), 'destination');
+        const options = (input.options ?? {}) as DestinationOptions;
+        if (typeof input.name !== 'string') throw new HttpError(400, 'name: expected a string');
+        if (input.kind === 'queue') await engine.createQueue(input.name, options);
+        else if (input.kind === 'topic') await engine.createTopic(input.name, options);
+        else throw new HttpError(400, "kind: expected 'queue' or 'topic'");
+        return { status: 201, body: engine.destinationStatistics(`${input.kind}://${input.name}`) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/destinations/{kind}/{name}',
+      summary: 'Statistics of one destination.',
+      handle: ({ params }) =>
+        Promise.resolve({ body: engine.destinationStatistics(destinationName(params)) }),
+    },
+    {
+      method: 'DELETE',
+      path: '/destinations/{kind}/{name}',
+      summary: 'Deletes a destination and its messages.',
+      async handle({ params }) {
+        await engine.deleteDestination(destinationName(params));
+        return { body: { deleted: destinationName(params) } };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/destinations/{kind}/{name}/messages',
+      summary: 'Browses available messages of a queue in order (?selector=...&limit=100).',
+      handle: ({ params, query }) => {
+        const messages = operations.browse(
+          destinationName(params),
+          query.get('selector'),
+          limitOf(query, 100),
+        );
+        return Promise.resolve({ body: messages.map((m) => messageToJson(m)) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/destinations/{kind}/{name}/messages',
+      summary: 'Sends a message given in the JSON message form.',
+      async handle({ params, body }) {
+        const messageId = await operations.send(destinationName(params), messageFromJson(await body()));
+        return { status: 201, body: { messageId } };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/destinations/{kind}/{name}/messages/{id}',
+      summary: 'Deletes one available message by JMSMessageID.',
+      async handle({ params }) {
+        if (!(await operations.deleteMessage(destinationName(params), params.id!))) {
+          throw new HttpError(404, `no available message '${params.id}' in '${destinationName(params)}'`);
+        }
+        return { body: { deleted: params.id } };
+      },
+    },
+    {
+      method: 'POST',
+      path: '/destinations/{kind}/{name}/move',
+      summary:
+        'Moves messages to another destination, or replays an error destination: {"to":"origin"|"queue://x","selector":...,"limit":...}.',
+      async handle({ params, body }) {
+        const input = expectObject(await body(), 'move');
+        if (typeof input.to !== 'string')
+          throw new HttpError(400, "to: expected 'origin' or a destination like 'queue://orders'");
+        const options: { selector?: string | null; limit?: number } = {};
+        if (typeof input.selector === 'string') options.selector = input.selector;
+        if (typeof input.limit === 'number') options.limit = input.limit;
+        return { body: await operations.move(destinationName(params), input.to, options) };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/subscriptions',
+      summary: 'Durable subscriptions, with whether each is active.',
+      handle: () => Promise.resolve({ body: engine.durableSubscriptions() }),
+    },
+    {
+      method: 'DELETE',
+      path: '/subscriptions/{clientId}/{name}',
+      summary: 'Deletes a durable subscription (use "-" for no client id).',
+      handle: ({ params }) => {
+        engine.unsubscribe(params.clientId === '-' ? null : params.clientId!, params.name!);
+        return Promise.resolve({ body: { deleted: params.name } });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/bridges',
+      summary: 'Every bridge with its status and counters.',
+      handle: () => Promise.resolve({ body: bridges.list() }),
+    },
+    ...(['pause', 'resume', 'restart'] as const).map((action): Route => ({
+      method: 'POST',
+      path: `/bridges/{name}/${action}`,
+      summary: `${action[0]!.toUpperCase()}${action.slice(1)}s one bridge without losing in-flight messages.`,
+      async handle({ params }) {
+        if (!bridges.list().some((b) => b.name === params.name))
+          throw new HttpError(404, `there is no bridge '${params.name}'`);
+        await bridges[action](params.name!);
+        return { body: bridges.list().find((b) => b.name === params.name) };
+      },
+    })),
+    {
+      method: 'POST',
+      path: '/reload',
+      summary: 'Re-reads the configuration; an invalid one is reported and the old one keeps running.',
+      async handle() {
+        if (!services.reload)
+          throw new HttpError(501, 'this gateway was started without a configuration file to reload');
+        const result = await services.reload();
+        return { status: result.reloaded ? 200 : 422, body: result };
+      },
+    },
+  ];
+}

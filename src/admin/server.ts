@@ -1,0 +1,142 @@
+/**
+ * The admin HTTP API: health and readiness, Prometheus metrics, destinations, messages,
+ * subscriptions, bridges, reload, and its own OpenAPI description. Listening anywhere but
+ * loopback requires a bearer token; the token is compared in constant time and never logged.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JmsEngine } from '../jms/engine.js';
+import { type EngineLogger, silentLogger } from '../jms/logger.js';
+import { type BridgeControl, noBridges } from './bridge-control.js';
+import { DestinationOperations } from './destination-operations.js';
+import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
+import { renderMetrics } from './metrics.js';
+import { openApiDocument } from './openapi.js';
+import { type AdminServices, adminRoutes } from './routes.js';
+
+export interface AdminServerOptions {
+  engine: JmsEngine;
+  /** Interface to listen on. Default 127.0.0.1. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 8161. */
+  port?: number;
+  /** Bearer token; required when `host` is not a loopback address. */
+  token?: string | undefined;
+  bridges?: BridgeControl;
+  reload?: AdminServices['reload'];
+  /** Whether the gateway is ready to serve (`/ready`). Default: always. */
+  ready?: () => boolean;
+  logger?: EngineLogger;
+}
+
+export interface AdminServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/** Whether an address only accepts connections from this machine. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
+  const host = options.host ?? '127.0.0.1';
+  const logger = options.logger ?? silentLogger;
+  if (!isLoopback(host) && !options.token) {
+    throw new Error(
+      `the admin API listens on '${host}', which is not loopback: set a token (JMS_GATEWAY_ADMIN_TOKEN) or listen on 127.0.0.1`,
+    );
+  }
+  const operations = new DestinationOperations(options.engine);
+  const bridges = options.bridges ?? noBridges;
+  const services: AdminServices = { engine: options.engine, operations, bridges };
+  if (options.reload) services.reload = options.reload;
+  const routes = adminRoutes(services);
+  const matchers = routes.map((route) => ({ route, pattern: compile(route.path) }));
+  const ready = options.ready ?? (() => true);
+  const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const url = new URL(request.url ?? '/', 'http://admin');
+    if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
+    if (url.pathname === '/ready') return sendJson(response, ready() ? 200 : 503, { ready: ready() });
+    if (expected && !authorized(request, expected)) {
+      response.setHeader('www-authenticate', 'Bearer');
+      return sendJson(response, 401, {
+        error: { name: 'Unauthorized', message: 'a bearer token is required: Authorization: Bearer <token>' },
+      });
+    }
+    if (request.method === 'GET' && url.pathname === '/metrics') {
+      return sendText(
+        response,
+        200,
+        'text/plain; version=0.0.4; charset=utf-8',
+        renderMetrics(options.engine, bridges.list()),
+      );
+    }
+    if (request.method === 'GET' && url.pathname === '/openapi.json')
+      return sendJson(response, 200, openApiDocument(routes));
+    for (const { route, pattern } of matchers) {
+      const match = pattern.exec(url.pathname);
+      if (!match) continue;
+      if (route.method !== request.method) continue;
+      const params = Object.fromEntries(
+        Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
+      );
+      const result = await route.handle({ params, query: url.searchParams, body: () => readJson(request) });
+      return sendJson(response, result.status ?? 200, result.body ?? null);
+    }
+    const known = matchers.some(({ pattern }) => pattern.test(url.pathname));
+    throw new HttpError(
+      known ? 405 : 404,
+      known
+        ? `method ${request.method} is not allowed on '${url.pathname}'`
+        : `no such resource '${url.pathname}' (see /openapi.json)`,
+    );
+  };
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const status = statusOf(error);
+      const name = (error as Error).name ?? 'Error';
+      const message = status === 500 ? 'internal error: see the gateway log' : (error as Error).message;
+      if (status === 500)
+        logger.error(
+          { err: error, method: request.method, path: request.url?.split('?')[0] },
+          'admin request failed',
+        );
+      if (!response.headersSent) sendJson(response, status, { error: { name, message } });
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8161, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  logger.info({ url, authenticated: Boolean(expected) }, 'admin API listening');
+  return {
+    url,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await operations.close();
+    },
+  };
+}
+
+function authorized(request: IncomingMessage, expected: Buffer): boolean {
+  const given = Buffer.from(request.headers.authorization ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** `/destinations/{kind}/{name}` → a regular expression with named groups; a parameter is one path segment. */
+function compile(path: string): RegExp {
+  const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
+  return new RegExp(`^${source}$`);
+}
