@@ -81,7 +81,7 @@ export function parseConfig(text: string, file: string): GatewayConfig {
     const key = isScalar(pair.key) ? String(pair.key.value) : '?';
     if (key === 'admin' || key === 'store') {
       readScalars(
-        pair.value as Node | null,
+        pair.value,
         key,
         key === 'admin' ? ADMIN_FIELDS : STORE_FIELDS,
         at,

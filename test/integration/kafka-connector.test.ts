@@ -505,11 +505,18 @@ test(
   'kafka connector - a missing topic is a configuration error, not created behind the operator (BRG-5)',
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {
-    const sink = await openSink(endpoint(uniqueName('t-kafka-it-missing'), { retries: 1 }));
+    const missing = uniqueName('t-kafka-it-missing');
+    const sink = await openSink(endpoint(missing, { retries: 1 }));
     try {
       await assert.rejects(sink.send(new TextMessage('x'), signal()), EndpointConfigurationError);
     } finally {
       await sink.close();
+    }
+    const source = new KafkaSource(endpoint(missing, { retries: 1 }), context);
+    try {
+      await assert.rejects(source.connect(signal()), EndpointConfigurationError);
+    } finally {
+      await source.close();
     }
   },
 );
