@@ -1,18 +1,16 @@
 /**
  * A fast path for the XPath forms selectors use most: `/a/b/c`, `/a/b[2]/c`, `/a/b[@x='y']/c`,
  * `//c`, `/a/b/@attr`, `/a/attribute::attr`, `/a/b/text()`, `*` name tests and `child::`. They are
- * evaluated on the compact tree of xml-document.ts, stopping at the first node in document order,
+ * evaluated on the element tape of xml-document.ts, stopping at the first node in document order,
  * which is all `string()` and `boolean()` need. Anything else (functions, other axes, unions,
  * whitespace, namespace prefixes) returns null from {@link compileFastPath} and goes to xpath.js.
  */
 import {
-  ELEMENT,
   RECORD,
-  TEXT,
   attributeValue,
+  childNodes,
   elementValue,
   hasName,
-  textValue,
   type XmlDocument,
 } from './xml-document.js';
 
@@ -165,64 +163,58 @@ class SimplePath implements FastPath {
   }
 
   first(document: XmlDocument): FirstNode {
-    return this.#visit(document, 0, RECORD, [0]);
+    return this.#visit(document, [0], [0]);
   }
 
   /**
-   * Walks the records from `from` to `to` (the children of one node) in document order with the
-   * set of steps they may match (several when `//` is involved). The first node matching the last
-   * step is the answer; a node comes before its descendants, so returning at once keeps document
-   * order. A run of text records with nothing between them is one XPath text node.
+   * Walks `children` (element records and text node values) in document order with the set of
+   * steps they may match (several when `//` is involved). The first node matching the last step
+   * is the answer; a node comes before its descendants, so returning at once keeps document order.
    */
-  #visit(document: XmlDocument, from: number, to: number, states: readonly number[]): FirstNode {
-    const tape = document.tape;
+  #visit(
+    document: XmlDocument,
+    children: readonly (number | string)[],
+    states: readonly number[],
+  ): FirstNode {
     let counts: number[] | null = null;
-    let r = from;
-    while (r < to) {
-      const kind = tape[r]!;
-      const at = r;
-      r = tape[r + 4]!;
-      if (kind === TEXT) {
-        while (r < to && tape[r] === TEXT) r += RECORD;
-      } else if (kind !== ELEMENT) {
-        continue;
-      }
-      const isText = kind === TEXT;
+    for (const child of children) {
+      const isText = typeof child === 'string';
       let next: number[] | null = null;
       for (let i = 0; i < states.length; i++) {
         const state = states[i]!;
         const step = this.#steps[state]!;
         if (step.descendant && !isText) next = addState(next, state);
-        if (step.text ? !isText : isText || (step.name !== null && !hasName(document, at, step.name)))
+        if (step.text ? !isText : isText || (step.name !== null && !hasName(document, child, step.name)))
           continue;
         if (step.predicates.length > 0) {
           counts ??= new Array<number>(states.length * this.#width).fill(0);
-          if (!passes(document, step.predicates, at, isText, counts, i * this.#width)) continue;
+          if (!passes(document, step.predicates, child, counts, i * this.#width)) continue;
         }
         if (state === this.#last) {
-          if (isText) return textRun(document, at, r);
-          if (this.#attribute === null) return at;
-          const value = attributeValue(document, at, this.#attribute);
+          if (isText || this.#attribute === null) return child;
+          const value = attributeValue(document, child, this.#attribute);
           if (value !== undefined) return value;
         } else {
           next = addState(next, state + 1);
         }
       }
       if (next !== null) {
-        const found = this.#visit(document, at + RECORD, r, next);
+        const found = this.#visit(document, this.#childrenOf(document, child as number, next), next);
         if (found !== undefined) return found;
       }
     }
     return undefined;
   }
-}
 
-/** The value of the text node made of the text records from `from` up to `to`. */
-function textRun(document: XmlDocument, from: number, to: number): string {
-  if (to - from === RECORD) return textValue(document, from);
-  let value = '';
-  for (let r = from; r < to; r += RECORD) value += textValue(document, r);
-  return value;
+  /** The children to walk: only the elements unless a text() step may apply to them. */
+  #childrenOf(document: XmlDocument, element: number, states: readonly number[]): (number | string)[] {
+    if (states.some((state) => this.#steps[state]!.text)) return childNodes(document, element);
+    const tape = document.tape;
+    const elements: number[] = [];
+    for (let child = element + RECORD; child < tape[element + 5]!; child = tape[child + 5]!)
+      elements.push(child);
+    return elements;
+  }
 }
 
 function addState(states: number[] | null, state: number): number[] {
@@ -238,8 +230,7 @@ function addState(states: number[] | null, state: number): number[] {
 function passes(
   document: XmlDocument,
   predicates: readonly Predicate[],
-  at: number,
-  isText: boolean,
+  node: number | string,
   counts: number[],
   base: number,
 ): boolean {
@@ -248,8 +239,8 @@ function passes(
     if (predicate.kind === 'position') {
       if (++counts[base + k]! !== predicate.position) return false;
     } else {
-      if (isText) return false;
-      const value = attributeValue(document, at, predicate.name);
+      if (typeof node === 'string') return false;
+      const value = attributeValue(document, node, predicate.name);
       if (value === undefined || (predicate.value !== null && value !== predicate.value)) return false;
     }
   }

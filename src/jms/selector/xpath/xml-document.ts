@@ -10,36 +10,25 @@
  * well-formedness error, as XML requires without a DTD.
  *
  * Speed matters (a topic may test every published body), so the parser allocates no strings:
- * it writes a "tape" of fixed-size records (offsets into the text) into an Int32Array, and
- * strings are cut from the text only for the node an XPath expression finally selects.
+ * it writes a "tape" with one fixed-size record per element (offsets into the text), and text is
+ * cut from the body, between those offsets, only for the node an XPath expression finally selects.
  */
-
-/** Record kinds on the tape. */
-export const ELEMENT = 1;
-/** Character data; `a`/`b` delimit it, `c` holds {@link NEEDS_DECODING} / {@link NEEDS_NEWLINES} flags. */
-export const TEXT = 2;
-/** A comment or processing instruction: it separates text nodes and is otherwise ignored. */
-export const BREAK = 3;
-
-/** Text flag: holds references (`&amp;`, `&#10;`) to decode. */
-export const NEEDS_DECODING = 1;
-/** Text flag: holds carriage returns to normalise. */
-export const NEEDS_NEWLINES = 2;
 
 /**
- * Record layout, {@link RECORD} ints each: `[kind, a, b, c, next]`.
- * - ELEMENT: `a`..`b` is the name, `c` the offset of the tag's closing `>` (attributes lie between
- *   `b` and `c`), `next` the record after the element's subtree; its children start at the next record.
- * - TEXT: `a`..`b` the raw text (CDATA content or character data), `c` flags, `next` the next record.
- * - BREAK: `next` the next record.
+ * Record layout, {@link RECORD} ints per element, in document order:
+ * `[nameStart, nameEnd, tagEnd, closeStart, closeEnd, next]`: the name, the offset of the start
+ * tag's `>` (attributes lie between `nameEnd` and `tagEnd`), the offsets where the end tag starts
+ * and ends (both `tagEnd + 1` for `<empty/>`; the content lies between `tagEnd + 1` and
+ * `closeStart`), and the record after the element's subtree. Its children are the records from
+ * the next one up to `next`, each child's `next` leading to its sibling.
  */
-export const RECORD = 5;
+export const RECORD = 6;
 
 /** A parsed, well-formed body. */
 export interface XmlDocument {
   /** The body text the tape points into. */
   readonly text: string;
-  /** The records; the root element is the first. A plain array of small integers: cheaper to allocate than a typed array. */
+  /** The element records; the root element is the first. A plain array of small integers: cheaper to allocate than a typed array. */
   readonly tape: readonly number[];
   /** True when a prefixed name or a namespace declaration occurs: XPath name tests then depend on namespaces. */
   readonly namespaced: boolean;
@@ -84,15 +73,17 @@ let used = 0;
 let position = 0;
 let namespaced = false;
 
-function record(kind: number, a: number, b: number, c: number): number {
+/** Records an element whose start tag ends at `tagEnd`, as if it were empty; its end tag fills in the rest. */
+function record(nameStart: number, nameEnd: number, tagEnd: number): number {
   const at = used;
   if (at + RECORD > tape.length) tape = tape.concat(new Array<number>(tape.length).fill(0));
   used = at + RECORD;
-  tape[at] = kind;
-  tape[at + 1] = a;
-  tape[at + 2] = b;
-  tape[at + 3] = c;
-  tape[at + 4] = at + RECORD;
+  tape[at] = nameStart;
+  tape[at + 1] = nameEnd;
+  tape[at + 2] = tagEnd;
+  tape[at + 3] = tagEnd + 1;
+  tape[at + 4] = tagEnd + 1;
+  tape[at + 5] = at + RECORD;
   return at;
 }
 
@@ -160,35 +151,30 @@ function parseElements(text: string, start: number): void {
   // Text needs work only around '&', '\r' and ']]>'. Rather than look at every character, keep
   // the next occurrence of each (found with indexOf, which is fast) and compare positions.
   let nextAmp = find(text, '&', i);
-  let nextCr = find(text, '\r', i);
   let nextCdataEnd = find(text, ']]>', i);
   while (true) {
     const lt = text.indexOf('<', i);
     if (lt < 0) fail();
     if (lt > i) {
+      // Text is only checked here; it is read from the body when an expression selects it.
       if (nextAmp < i) nextAmp = find(text, '&', i);
-      if (nextCr < i) nextCr = find(text, '\r', i);
       if (nextCdataEnd < i) nextCdataEnd = find(text, ']]>', i);
       if (nextCdataEnd < lt) fail();
-      let flags = 0;
-      if (nextAmp < lt) {
-        nextAmp = checkReferences(text, nextAmp, lt);
-        flags = NEEDS_DECODING;
-      }
-      if (nextCr < lt) flags |= NEEDS_NEWLINES;
-      record(TEXT, i, lt, flags);
+      if (nextAmp < lt) nextAmp = checkReferences(text, nextAmp, lt);
     }
     const next = text.charCodeAt(lt + 1);
     if (next === SLASH) {
       // The end tag must repeat the open element's name exactly: compare instead of scanning a name.
-      const nameStart = tape[current + 1]!;
-      const nameLength = tape[current + 2]! - nameStart;
+      const nameStart = tape[current]!;
+      const nameLength = tape[current + 1]! - nameStart;
       if (!sameRange(text, lt + 2, nameStart, nameLength) || isNameChar(text.charCodeAt(lt + 2 + nameLength)))
         fail();
       i = skipSpaces(text, lt + 2 + nameLength);
       if (text.charCodeAt(i) !== GT) fail();
       i++;
-      tape[current + 4] = used;
+      tape[current + 3] = lt;
+      tape[current + 4] = i;
+      tape[current + 5] = used;
       const parent = stack.pop();
       if (parent === undefined) {
         position = i;
@@ -198,19 +184,15 @@ function parseElements(text: string, start: number): void {
     } else if (next === BANG) {
       if (text.startsWith('<!--', lt)) {
         i = skipComment(text, lt);
-        record(BREAK, lt, i, 0);
       } else if (text.startsWith('<![CDATA[', lt)) {
         const end = text.indexOf(']]>', lt + 9);
         if (end < 0) fail();
-        if (nextCr < lt) nextCr = find(text, '\r', lt);
-        if (end > lt + 9) record(TEXT, lt + 9, end, nextCr < end ? NEEDS_NEWLINES : 0);
         i = end + 3;
       } else {
         fail();
       }
     } else if (next === QUESTION) {
       i = skipProcessingInstruction(text, lt);
-      record(BREAK, lt, i, 0);
     } else {
       const child = parseStartTag(text, lt);
       i = position;
@@ -244,11 +226,11 @@ function parseStartTag(text: string, lt: number): number {
     const code = text.charCodeAt(i);
     if (code === GT) {
       position = i + 1;
-      return record(ELEMENT, nameStart, nameStop, i);
+      return record(nameStart, nameStop, i);
     }
     if (code === SLASH && text.charCodeAt(i + 1) === GT) {
       position = i + 2;
-      record(ELEMENT, nameStart, nameStop, i);
+      record(nameStart, nameStop, i + 1);
       return -1;
     }
     // Attributes must be separated from the name and from each other by white space.
@@ -449,30 +431,98 @@ function isNameChar(code: number): boolean {
 
 /** True when the element recorded at `at` has the name `name`. */
 export function hasName(document: XmlDocument, at: number, name: string): boolean {
-  const start = document.tape[at + 1]!;
+  const start = document.tape[at]!;
   return (
-    document.tape[at + 2]! - start === name.length && sameRange(document.text, start, 0, name.length, name)
+    document.tape[at + 1]! - start === name.length && sameRange(document.text, start, 0, name.length, name)
   );
 }
 
-/** The value of a text record. */
-export function textValue(document: XmlDocument, at: number): string {
-  const tape = document.tape;
-  const flags = tape[at + 3]!;
-  let value = document.text.slice(tape[at + 1], tape[at + 2]);
-  // Line ends are normalised before references are decoded, so &#13; stays a carriage return.
-  if ((flags & NEEDS_NEWLINES) !== 0) value = value.replace(/\r\n?/g, '\n');
-  if ((flags & NEEDS_DECODING) !== 0) value = decodeReferences(value, 0, value.length);
-  return value;
+/**
+ * The child nodes of the element recorded at `at`, in document order: child elements as their
+ * records, text nodes as their values (adjacent text and CDATA joined; comments and processing
+ * instructions split text nodes and are otherwise left out).
+ */
+export function childNodes(document: XmlDocument, at: number): (number | string)[] {
+  const { text, tape } = document;
+  const nodes: (number | string)[] = [];
+  let open = false;
+  let cursor = tape[at + 2]! + 1;
+  for (let child = at + RECORD; child < tape[at + 5]!; child = tape[child + 5]!) {
+    textNodes(text, cursor, tape[child]! - 1, nodes, open);
+    nodes.push(child);
+    open = false;
+    cursor = tape[child + 4]!;
+  }
+  textNodes(text, cursor, tape[at + 3]!, nodes, open);
+  return nodes;
 }
 
 /** XPath's string value of an element: all its descendant text, in document order. */
 export function elementValue(document: XmlDocument, at: number): string {
-  const tape = document.tape;
-  const end = tape[at + 4]!;
+  const { text, tape } = document;
+  let cursor = tape[at + 2]! + 1;
   let value = '';
-  for (let r = at + RECORD; r < end; r += RECORD) if (tape[r] === TEXT) value += textValue(document, r);
-  return value;
+  for (let child = at + RECORD; child < tape[at + 5]!; child = tape[child + 5]!) {
+    value += regionValue(text, cursor, tape[child]! - 1) + elementValue(document, child);
+    cursor = tape[child + 4]!;
+  }
+  return value + regionValue(text, cursor, tape[at + 3]!);
+}
+
+/**
+ * Appends the text nodes of `from`..`to`, a stretch of content with no element in it, to
+ * `nodes`; `open` says whether the last node is text that continues. Returns the same for the end.
+ */
+function textNodes(
+  text: string,
+  from: number,
+  to: number,
+  nodes: (number | string)[],
+  open: boolean,
+): boolean {
+  let i = from;
+  while (i < to) {
+    const lt = text.indexOf('<', i);
+    const stop = lt < 0 || lt > to ? to : lt;
+    if (stop > i) open = pushText(nodes, open, characters(text, i, stop));
+    if (stop === to) break;
+    if (text.startsWith('<![CDATA[', lt)) {
+      const end = text.indexOf(']]>', lt + 9);
+      if (end > lt + 9) open = pushText(nodes, open, normalizeNewlines(text.slice(lt + 9, end)));
+      i = end + 3;
+    } else {
+      // A comment or processing instruction (the parser let nothing else through) ends the text node.
+      i = text.startsWith('<!--', lt) ? text.indexOf('-->', lt + 4) + 3 : text.indexOf('?>', lt + 2) + 2;
+      open = false;
+    }
+  }
+  return open;
+}
+
+function pushText(nodes: (number | string)[], open: boolean, value: string): boolean {
+  if (open) nodes[nodes.length - 1] = (nodes[nodes.length - 1] as string) + value;
+  else nodes.push(value);
+  return true;
+}
+
+/** All the character data of `from`..`to`, a stretch of content with no element in it. */
+function regionValue(text: string, from: number, to: number): string {
+  if (from >= to) return '';
+  const lt = text.indexOf('<', from);
+  if (lt < 0 || lt >= to) return characters(text, from, to);
+  const nodes: (number | string)[] = [];
+  textNodes(text, from, to, nodes, false);
+  return nodes.join('');
+}
+
+/** Character data as XML reads it: line ends normalised, then references decoded (so &#13; stays). */
+function characters(text: string, from: number, to: number): string {
+  const value = normalizeNewlines(text.slice(from, to));
+  return value.includes('&') ? decodeReferences(value, 0, value.length) : value;
+}
+
+function normalizeNewlines(value: string): string {
+  return value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value;
 }
 
 /**
@@ -481,8 +531,8 @@ export function elementValue(document: XmlDocument, at: number): string {
  */
 export function attributeValue(document: XmlDocument, at: number, name: string): string | undefined {
   const { text, tape } = document;
-  const tagEnd = tape[at + 3]!;
-  let i = skipSpaces(text, tape[at + 2]!);
+  const tagEnd = tape[at + 2]!;
+  let i = skipSpaces(text, tape[at + 1]!);
   while (i < tagEnd && isNameStart(text.charCodeAt(i))) {
     const stop = nameEnd(text, i);
     const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
