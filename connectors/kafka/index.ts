@@ -1,7 +1,7 @@
 /**
  * The Kafka connector (`type: kafka`): a consumer-group source with offsets committed only past
  * settled records, and an idempotent (optionally transactional) acks=all sink. Mapping:
- * `mapping.ts` and `docs/mapping.md`.
+ * `mapping.ts` and `docs/mapping-kafka.md`.
  */
 import type { ConnectorContext, ConnectorDefinition, Sink, Source } from '../../src/spi/index.js';
 import { KafkaSink } from './sink.js';

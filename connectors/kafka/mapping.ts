@@ -1,6 +1,6 @@
 /**
- * JMS message <-> Kafka record (BRG-6). The table, with the reasons, is in `docs/mapping.md`
- * (section Kafka); in short:
+ * JMS message <-> Kafka record (BRG-6). The table, with the reasons, is in the Kafka section of
+ * the mapping docs (`docs/mapping-kafka.md` until `docs/mapping.md` exists); in short:
  *
  * | JMS                          | Kafka record                                                   |
  * | ---------------------------- | -------------------------------------------------------------- |

@@ -12,7 +12,7 @@
  * gateway's producer fences the previous one. The Kafka source's offsets are not part of that
  * transaction (the message passes through the gateway's own destinations in between), so
  * exactly-once from a Kafka source rests on the runtime's duplicate detection by JMSMessageID,
- * not on Kafka transactions alone (see docs/mapping.md, Kafka).
+ * not on Kafka transactions alone (see the Kafka mapping docs, `docs/mapping-kafka.md`).
  */
 import type { Producer, ProducerRecord } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
