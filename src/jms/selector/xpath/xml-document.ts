@@ -136,6 +136,7 @@ function skipComment(text: string, lt: number): number {
 
 function skipProcessingInstruction(text: string, lt: number): number {
   const end = nameEnd(text, lt + 2);
+  if (end === lt + 2) fail(); // a processing instruction starts with its target's name
   // The XML declaration is only allowed at the very start.
   if (end - lt - 2 === 3 && text.slice(lt + 2, end).toLowerCase() === 'xml') fail();
   return skipPast(text, end, '?>');
@@ -148,8 +149,9 @@ function parseElements(text: string, start: number): void {
   let current = parseStartTag(text, start);
   let i = position;
   if (current < 0) return;
-  // Text needs work only around '&', '\r' and ']]>'. Rather than look at every character, keep
-  // the next occurrence of each (found with indexOf, which is fast) and compare positions.
+  // Text is checked only around '&' (references must be well-formed) and ']]>' (not allowed in
+  // text). Rather than look at every character, keep the next occurrence of each (found with
+  // indexOf, which is fast) and compare positions.
   let nextAmp = find(text, '&', i);
   let nextCdataEnd = find(text, ']]>', i);
   while (true) {
@@ -316,8 +318,8 @@ function checkReferences(text: string, amp: number, end: number): number {
   return amp;
 }
 
-/** The text of `start`..`end` with references decoded (for {@link NEEDS_DECODING} text and attribute values). */
-export function decodeReferences(text: string, start: number, end: number): string {
+/** The text of `start`..`end` with references decoded (references already checked by the parser). */
+function decodeReferences(text: string, start: number, end: number): string {
   let out = '';
   let from = start;
   let amp = text.indexOf('&', start);
@@ -367,13 +369,7 @@ function isXmlChar(code: number): boolean {
  * True when `text` at `at` holds the `length` characters found in `other` (default `text`) at
  * `from`: a comparison without slicing, which is what makes the parser cheap.
  */
-export function sameRange(
-  text: string,
-  at: number,
-  from: number,
-  length: number,
-  other: string = text,
-): boolean {
+function sameRange(text: string, at: number, from: number, length: number, other: string = text): boolean {
   for (let k = 0; k < length; k++) if (text.charCodeAt(at + k) !== other.charCodeAt(from + k)) return false;
   return true;
 }
