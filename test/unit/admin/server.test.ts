@@ -6,18 +6,37 @@ import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 
 async function call(url: string, init: RequestInit = {}) {
-  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const response = await fetch(url, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...(init.headers ?? {}) },
+  });
   const text = await response.text();
-  return { status: response.status, text, json: text.startsWith('{') || text.startsWith('[') ? (JSON.parse(text) as unknown) : undefined };
+  return {
+    status: response.status,
+    text,
+    json: text.startsWith('{') || text.startsWith('[') ? (JSON.parse(text) as unknown) : undefined,
+  };
 }
 
 function fakeBridges(): BridgeControl & { views: BridgeView[] } {
-  const views: BridgeView[] = [{ name: 'orders', status: 'connected', counters: { in: 5, out: 4, deadLettered: 1, dropped: 0, inFlight: 1 } }];
+  const views: BridgeView[] = [
+    {
+      name: 'orders',
+      status: 'connected',
+      counters: { in: 5, out: 4, deadLettered: 1, dropped: 0, inFlight: 1 },
+    },
+  ];
   const set = (status: string) => (name: string) => {
     views.find((v) => v.name === name)!.status = status;
     return Promise.resolve();
   };
-  return { views, list: () => views, pause: set('paused'), resume: set('connected'), restart: set('connected') };
+  return {
+    views,
+    list: () => views,
+    pause: set('paused'),
+    resume: set('connected'),
+    restart: set('connected'),
+  };
 }
 
 test('admin api - health, readiness, metrics with pending by cause and bridge counters', async () => {
@@ -29,14 +48,25 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
   await producer.send(new TextMessage('b'));
   await session.createConsumer(queue).receiveNoWait();
   let ready = false;
-  const server = await startAdminServer({ engine: t.engine, port: 0, bridges: fakeBridges(), ready: () => ready });
+  const server = await startAdminServer({
+    engine: t.engine,
+    port: 0,
+    bridges: fakeBridges(),
+    ready: () => ready,
+  });
   assert.equal((await call(`${server.url}/health`)).status, 200);
   assert.equal((await call(`${server.url}/ready`)).status, 503);
   ready = true;
   assert.equal((await call(`${server.url}/ready`)).status, 200);
   const metrics = (await call(`${server.url}/metrics`)).text;
-  assert.match(metrics, /jms_gateway_destination_messages_current\{destination="queue:\/\/orders",kind="queue"\} 1/);
-  assert.match(metrics, /jms_gateway_destination_messages_pending_by_cause\{destination="queue:\/\/orders",kind="queue",cause="unacknowledged"\} 1/);
+  assert.match(
+    metrics,
+    /jms_gateway_destination_messages_current\{destination="queue:\/\/orders",kind="queue"\} 1/,
+  );
+  assert.match(
+    metrics,
+    /jms_gateway_destination_messages_pending_by_cause\{destination="queue:\/\/orders",kind="queue",cause="unacknowledged"\} 1/,
+  );
   assert.match(metrics, /jms_gateway_bridge_dead_lettered_total\{bridge="orders"\} 1/);
   assert.match(metrics, /jms_gateway_bridge_status\{bridge="orders",status="connected"\} 1/);
   assert.match(metrics, /# TYPE jms_gateway_bridge_in_total counter/);
@@ -46,15 +76,24 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
 
 test('admin api - off loopback it needs a bearer token, refuses requests without it, and never starts without one', async () => {
   const t = testEngine();
-  await assert.rejects(startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0 }), /not loopback: set a token/);
+  await assert.rejects(
+    startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0 }),
+    /not loopback: set a token/,
+  );
   const server = await startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0, token: 's3cret' });
   const port = new URL(server.url).port;
   const base = `http://127.0.0.1:${port}`;
   const refused = await call(`${base}/destinations`);
   assert.equal(refused.status, 401);
   assert.ok(!refused.text.includes('s3cret'));
-  assert.equal((await call(`${base}/destinations`, { headers: { authorization: 'Bearer wrong!' } })).status, 401);
-  assert.equal((await call(`${base}/destinations`, { headers: { authorization: 'Bearer s3cret' } })).status, 200);
+  assert.equal(
+    (await call(`${base}/destinations`, { headers: { authorization: 'Bearer wrong!' } })).status,
+    401,
+  );
+  assert.equal(
+    (await call(`${base}/destinations`, { headers: { authorization: 'Bearer s3cret' } })).status,
+    200,
+  );
   assert.equal((await call(`${base}/health`)).status, 200, 'health needs no token');
   await server.close();
   await t.close();
@@ -63,7 +102,10 @@ test('admin api - off loopback it needs a bearer token, refuses requests without
 test('admin api - create, inspect, send, browse with a selector, delete a message, delete a destination', async () => {
   const t = testEngine();
   const server = await startAdminServer({ engine: t.engine, port: 0 });
-  const created = await call(`${server.url}/destinations`, { method: 'POST', body: JSON.stringify({ kind: 'queue', name: 'q', options: { redeliveryLimit: 2 } }) });
+  const created = await call(`${server.url}/destinations`, {
+    method: 'POST',
+    body: JSON.stringify({ kind: 'queue', name: 'q', options: { redeliveryLimit: 2 } }),
+  });
   assert.equal(created.status, 201);
   for (const color of ['red', 'blue']) {
     const sent = await call(`${server.url}/destinations/queue/q/messages`, {
@@ -72,14 +114,40 @@ test('admin api - create, inspect, send, browse with a selector, delete a messag
     });
     assert.equal(sent.status, 201);
   }
-  const browsed = await call(`${server.url}/destinations/queue/q/messages?selector=${encodeURIComponent("color = 'blue'")}`);
+  const browsed = await call(
+    `${server.url}/destinations/queue/q/messages?selector=${encodeURIComponent("color = 'blue'")}`,
+  );
   const messages = browsed.json as { body: string; headers: { JMSMessageID: string } }[];
-  assert.deepEqual(messages.map((m) => m.body), ['blue']);
-  assert.equal((await call(`${server.url}/destinations/queue/q`)).json && ((await call(`${server.url}/destinations/queue/q`)).json as { messagesCurrent: number }).messagesCurrent, 2);
+  assert.deepEqual(
+    messages.map((m) => m.body),
+    ['blue'],
+  );
+  assert.equal(
+    (await call(`${server.url}/destinations/queue/q`)).json &&
+      ((await call(`${server.url}/destinations/queue/q`)).json as { messagesCurrent: number })
+        .messagesCurrent,
+    2,
+  );
   const id = messages[0]!.headers.JMSMessageID;
-  assert.equal((await call(`${server.url}/destinations/queue/q/messages/${encodeURIComponent(id)}`, { method: 'DELETE' })).status, 200);
-  assert.equal((await call(`${server.url}/destinations/queue/q/messages/${encodeURIComponent(id)}`, { method: 'DELETE' })).status, 404);
-  const bad = await call(`${server.url}/destinations/queue/q/messages?selector=${encodeURIComponent('color =')}`);
+  assert.equal(
+    (
+      await call(`${server.url}/destinations/queue/q/messages/${encodeURIComponent(id)}`, {
+        method: 'DELETE',
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (
+      await call(`${server.url}/destinations/queue/q/messages/${encodeURIComponent(id)}`, {
+        method: 'DELETE',
+      })
+    ).status,
+    404,
+  );
+  const bad = await call(
+    `${server.url}/destinations/queue/q/messages?selector=${encodeURIComponent('color =')}`,
+  );
   assert.equal(bad.status, 400);
   assert.match(bad.text, /InvalidSelectorError/);
   assert.equal((await call(`${server.url}/destinations/queue/q`, { method: 'DELETE' })).status, 200);
@@ -104,7 +172,10 @@ test('admin api - replay moves parked messages back to their origin with propert
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
   await consumer.close();
   const server = await startAdminServer({ engine: t.engine, port: 0 });
-  const replay = await call(`${server.url}/destinations/queue/errors/move`, { method: 'POST', body: JSON.stringify({ to: 'origin' }) });
+  const replay = await call(`${server.url}/destinations/queue/errors/move`, {
+    method: 'POST',
+    body: JSON.stringify({ to: 'origin' }),
+  });
   assert.deepEqual(replay.json, { moved: 1 });
   const back = (await session.createConsumer(session.createQueue('orders')).receiveNoWait())!;
   assert.equal((back as TextMessage).getText(), '<order id="7"/>');
@@ -120,8 +191,14 @@ test('admin api - bridges are listed, paused and resumed; the OpenAPI document l
   const t = testEngine();
   const bridges = fakeBridges();
   const server = await startAdminServer({ engine: t.engine, port: 0, bridges });
-  assert.equal(((await call(`${server.url}/bridges/orders/pause`, { method: 'POST' })).json as BridgeView).status, 'paused');
-  assert.equal(((await call(`${server.url}/bridges/orders/resume`, { method: 'POST' })).json as BridgeView).status, 'connected');
+  assert.equal(
+    ((await call(`${server.url}/bridges/orders/pause`, { method: 'POST' })).json as BridgeView).status,
+    'paused',
+  );
+  assert.equal(
+    ((await call(`${server.url}/bridges/orders/resume`, { method: 'POST' })).json as BridgeView).status,
+    'connected',
+  );
   assert.equal((await call(`${server.url}/bridges/none/pause`, { method: 'POST' })).status, 404);
   const spec = (await call(`${server.url}/openapi.json`)).json as { paths: Record<string, unknown> };
   assert.ok(spec.paths['/destinations/{kind}/{name}/move']);
