@@ -1,0 +1,161 @@
+/**
+ * Publishes every message to one topic with the configured QoS and retain flag. `send` resolves
+ * when the broker acknowledged it: PUBACK for QoS 1, PUBCOMP for QoS 2 (BRG-2 at-least-once);
+ * for QoS 0, once it is written to the socket (MQTT has nothing more to wait for).
+ *
+ * Failures, as the runtime sees them: an MQTT 5 PUBACK/PUBREC reason code of not authorized
+ * (0x87) or topic name invalid (0x90) is an EndpointConfigurationError; payload format invalid
+ * (0x99) or packet too large (0x95) a PoisonMessageError; quota exceeded (0x97) and other
+ * failure codes a BackOffError; a lost connection fails every unacknowledged send with
+ * NotConnectedError (the runtime sends them again after reconnecting: duplicates are possible,
+ * as at-least-once allows). The sink uses a clean session.
+ */
+import type { MqttClient } from 'mqtt';
+import {
+  BackOffError,
+  ConfigValidationError,
+  EndpointConfigurationError,
+  NotConnectedError,
+  PoisonMessageError,
+  type ConnectorContext,
+  type Message,
+  type Sink,
+} from '../../src/spi/index.js';
+import { aborted, closeClient, openClient, reasonCode } from './connection.js';
+import { toMqtt311, toMqtt5, type Mqtt5Properties } from './mapping.js';
+import type { MqttConfig } from './spec.js';
+
+interface Session {
+  readonly client: MqttClient;
+  /** Rejecters of sends waiting for their acknowledgement, failed together when the connection drops. */
+  readonly pending: Set<(error: Error) => void>;
+  lost: boolean;
+}
+
+const CONFIGURATION_CODES = new Set([0x87, 0x90]);
+const POISON_CODES = new Set([0x95, 0x99]);
+
+/** An MQTT 3.1.1 / 5 sink: see the module comment for what each failure means. */
+export class MqttSink implements Sink {
+  readonly #config: MqttConfig;
+  readonly #context: ConnectorContext;
+  #session: Session | undefined;
+
+  constructor(config: MqttConfig, context: ConnectorContext) {
+    if (config.topic === '' || /[+#]/.test(config.topic)) {
+      throw new ConfigValidationError(
+        'topic',
+        "must be a topic name without wildcards ('+', '#') for an mqtt sink",
+      );
+    }
+    this.#config = config;
+    this.#context = context;
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    await this.close();
+    let session: Session | undefined;
+    const log = { bridge: this.#context.name, topic: this.#config.topic };
+    await openClient(
+      this.#config,
+      this.#context,
+      { clientId: this.#config.clientId ?? `jms-gateway-${this.#context.name}-sink`, clean: true },
+      (client) => {
+        const current: Session = { client, pending: new Set(), lost: false };
+        session = current;
+        client.on('error', (error) =>
+          this.#context.logger.warn({ ...log, error: error.message }, 'mqtt client error'),
+        );
+        client.on('close', () => this.#lose(current));
+      },
+      signal,
+    );
+    this.#session = session;
+    this.#context.logger.info(log, 'mqtt sink connected');
+  }
+
+  async send(message: Message, signal: AbortSignal): Promise<void> {
+    const session = this.#session;
+    if (session === undefined || session.lost) throw new NotConnectedError('the mqtt sink is not connected');
+    if (signal.aborted) throw signal.reason;
+    let payload: Buffer;
+    let properties: Mqtt5Properties | undefined;
+    if (this.#config.protocolVersion === 5) {
+      ({ payload, properties } = toMqtt5(message, { ttl: this.#config.ttl, now: Date.now() }));
+    } else {
+      payload = toMqtt311(message, this.#config.mqtt311Format);
+    }
+    await Promise.race([this.#publish(session, message, payload, properties), aborted(signal)]);
+  }
+
+  #publish(
+    session: Session,
+    message: Message,
+    payload: Buffer,
+    properties: Mqtt5Properties | undefined,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const fail = (error: Error): void => {
+        session.pending.delete(fail);
+        reject(error);
+      };
+      session.pending.add(fail);
+      session.client.publish(
+        this.#config.topic,
+        payload,
+        { qos: this.#config.qos, retain: this.#config.retain, ...(properties && { properties }) },
+        (error) => {
+          if (!session.pending.has(fail)) return;
+          session.pending.delete(fail);
+          if (error) reject(this.#failure(session, message, error));
+          else resolve();
+        },
+      );
+    });
+  }
+
+  #failure(session: Session, message: Message, error: Error): Error {
+    const id = message.getJMSMessageID();
+    const code = reasonCode(error);
+    if (code !== undefined && CONFIGURATION_CODES.has(code))
+      return new EndpointConfigurationError(
+        `the broker refused topic '${this.#config.topic}': ${error.message}`,
+        {
+          cause: error,
+        },
+      );
+    if (code !== undefined && POISON_CODES.has(code))
+      return new PoisonMessageError(`the broker refused message '${id}': ${error.message}`, { cause: error });
+    if (code !== undefined && code >= 0x80)
+      return new BackOffError(`the broker refused message '${id}' for now: ${error.message}`, undefined, {
+        cause: error,
+      });
+    if (session.lost)
+      return new NotConnectedError(`the connection was lost before message '${id}' was acknowledged`);
+    return new NotConnectedError(`publishing message '${id}' failed: ${error.message}`, { cause: error });
+  }
+
+  #lose(session: Session): void {
+    if (session.lost) return;
+    session.lost = true;
+    const error = new NotConnectedError(
+      'the connection to the MQTT broker was lost before the message was acknowledged',
+    );
+    for (const fail of [...session.pending]) fail(error);
+    if (this.#session === session) {
+      this.#context.logger.warn(
+        { bridge: this.#context.name, topic: this.#config.topic },
+        'mqtt sink lost its connection',
+      );
+      session.client.end(true);
+    }
+  }
+
+  async close(): Promise<void> {
+    const session = this.#session;
+    if (session === undefined) return;
+    this.#session = undefined;
+    await closeClient(session.client);
+    this.#lose(session);
+  }
+}

@@ -1,0 +1,478 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { connectAsync, type IPublishPacket, type MqttClient } from 'mqtt';
+import {
+  ConfigValidationError,
+  NotConnectedError,
+  TextMessage,
+  messageSnapshot,
+  resolveConfig,
+  type ConnectorContext,
+  type Delivery,
+} from '../../src/spi/index.js';
+import { mqttConnector, MqttSink, MqttSource, type MqttConfig } from '../../connectors/mqtt/index.js';
+import { brokerTest } from '../helpers/brokers.js';
+import { withTimeout } from '../helpers/timeout.js';
+import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
+
+const TIMEOUT = { timeout: 30_000 };
+const WAIT_MS = 10_000;
+
+const context: ConnectorContext = {
+  name: 'mqtt-it',
+  logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
+};
+
+function config(url: string, fields: Record<string, unknown>): MqttConfig {
+  const { config, errors } = resolveConfig(mqttConnector.config, { url, ...fields }, 'endpoint');
+  assert.deepEqual(errors, []);
+  return config!;
+}
+
+function signal(ms = WAIT_MS): AbortSignal {
+  return AbortSignal.timeout(ms);
+}
+
+function topicName(): string {
+  return `jms-gateway/it/${randomUUID()}`;
+}
+
+async function receive(source: MqttSource, ms = WAIT_MS): Promise<Delivery> {
+  return withTimeout(source.receive(signal(ms)), ms, 'a delivery from the mqtt source');
+}
+
+/** Nothing arrives within `ms`. */
+async function nothingWithin(source: MqttSource, ms: number): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('quiet')), ms);
+  try {
+    const delivery = await source.receive(controller.signal);
+    assert.fail(`unexpected message ${String(delivery.message.getJMSMessageID())}`);
+  } catch (error) {
+    assert.match(String(error), /quiet/);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A plain mqtt.js client: what a foreign publisher or subscriber sees. */
+async function plainClient(url: string, protocolVersion: 4 | 5): Promise<MqttClient> {
+  return connectAsync(url, {
+    clientId: `plain-${randomUUID()}`,
+    protocolVersion,
+    reconnectPeriod: 0,
+    clean: true,
+  });
+}
+
+/** Ends a persistent session left on the broker by a test. */
+async function dropSession(url: string, clientId: string, protocolVersion: 4 | 5): Promise<void> {
+  const client = await connectAsync(url, { clientId, clean: true, protocolVersion, reconnectPeriod: 0 });
+  await client.endAsync();
+}
+
+async function closeAll(...endpoints: Array<{ close(): Promise<void> }>): Promise<void> {
+  for (const endpoint of endpoints) await endpoint.close();
+}
+
+async function roundTripEveryBodyType(url: string, fields: Record<string, unknown>): Promise<void> {
+  const topic = topicName();
+  const source = new MqttSource(config(url, { topic, clean: true, ...fields }), context);
+  const sink = new MqttSink(config(url, { topic, ...fields }), context);
+  try {
+    await source.connect(signal());
+    await sink.connect(signal());
+    for (const bodyType of ALL_BODY_TYPES) {
+      const sent = sampleMessage(bodyType, Date.now());
+      await sink.send(sent, signal());
+      const delivery = await receive(source);
+      assert.equal(delivery.message.constructor, sent.constructor, bodyType);
+      assert.deepEqual(messageSnapshot(delivery.message), messageSnapshot(sent), bodyType);
+      assert.equal(delivery.orderingKey, topic);
+      await delivery.settle({ kind: 'ack' });
+    }
+  } finally {
+    await closeAll(sink, source);
+  }
+}
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 5: every body type, header and typed property comes back identical (BRG-6)',
+  ({ url }) => roundTripEveryBodyType(url, { protocolVersion: 5, qos: 1 }),
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 5 at QoS 2: every body type comes back identical (BRG-6)',
+  ({ url }) => roundTripEveryBodyType(url, { protocolVersion: 5, qos: 2 }),
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 3.1.1 envelope format: every body type, header and typed property comes back identical (BRG-6)',
+  ({ url }) => roundTripEveryBodyType(url, { protocolVersion: 4, qos: 1, mqtt311Format: 'envelope' }),
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 3.1.1 at QoS 2 in envelope format comes back identical (BRG-6)',
+  ({ url }) => roundTripEveryBodyType(url, { protocolVersion: 4, qos: 2 }),
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 5: a plain subscriber sees natural properties and user properties (BRG-6)',
+  async ({ url }) => {
+    const topic = topicName();
+    const plain = await plainClient(url, 5);
+    const sink = new MqttSink(config(url, { topic }), context);
+    try {
+      const received = new Promise<IPublishPacket>((resolve) =>
+        plain.on('message', (_t, _p, packet) => resolve(packet)),
+      );
+      await plain.subscribeAsync(topic, { qos: 1 });
+      await sink.connect(signal());
+      const now = Date.now();
+      await sink.send(sampleMessage('text', now), signal());
+      const packet = await withTimeout(received, WAIT_MS, 'the plain subscriber to get the message');
+      assert.equal(packet.payload.toString(), 'héllo wörld ✓ — "quotes" \n and newlines');
+      const properties = packet.properties!;
+      assert.equal(properties.contentType, 'text/plain; charset=utf-8');
+      assert.equal(properties.payloadFormatIndicator, true);
+      assert.equal(properties.correlationData?.toString(), 'corr-ü-42');
+      assert.equal(properties.responseTopic, 'queue://replies');
+      const user = properties.userProperties!;
+      assert.equal(user['JMSMessageID'], 'ID:sample-text-1');
+      assert.equal(user['JMSTimestamp'], String(now));
+      assert.equal(user['qty'], '42');
+      assert.equal(user['flag'], 'true');
+      assert.equal(user['price'], '19.99');
+      assert.equal(user['big'], '9223372036854775807');
+      assert.equal(user['name'], 'wïdget, "quoted": yes');
+    } finally {
+      await sink.close();
+      await plain.endAsync();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 3.1.1 body format: a plain subscriber gets the body alone, a plain publisher a plain body',
+  async ({ url }) => {
+    const topic = topicName();
+    const plain = await plainClient(url, 4);
+    const sink = new MqttSink(config(url, { topic, protocolVersion: 4, mqtt311Format: 'body' }), context);
+    const source = new MqttSource(
+      config(url, { topic, protocolVersion: 4, mqtt311Format: 'body', plainBodyType: 'text', clean: true }),
+      context,
+    );
+    try {
+      const received = new Promise<Buffer>((resolve) =>
+        plain.on('message', (_t, payload) => resolve(payload)),
+      );
+      await plain.subscribeAsync(topic, { qos: 1 });
+      await sink.connect(signal());
+      await source.connect(signal());
+      await sink.send(sampleMessage('text'), signal());
+      const payload = await withTimeout(received, WAIT_MS, 'the plain subscriber to get the message');
+      assert.equal(payload.toString('utf8'), 'héllo wörld ✓ — "quotes" \n and newlines');
+      const fromSink = await receive(source);
+      assert.equal((fromSink.message as TextMessage).getText(), 'héllo wörld ✓ — "quotes" \n and newlines');
+      assert.equal(fromSink.message.getJMSMessageID(), null, 'body format carries no headers');
+      await fromSink.settle({ kind: 'ack' });
+      await plain.publishAsync(topic, '21.5', { qos: 1 });
+      const fromPlain = await receive(source);
+      assert.equal((fromPlain.message as TextMessage).getText(), '21.5');
+      await fromPlain.settle({ kind: 'ack' });
+    } finally {
+      await closeAll(sink, source);
+      await plain.endAsync();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - MQTT 5: a plain publisher’s message is read with natural types',
+  async ({ url }) => {
+    const topic = topicName();
+    const plain = await plainClient(url, 5);
+    const source = new MqttSource(config(url, { topic, clean: true }), context);
+    try {
+      await source.connect(signal());
+      await plain.publishAsync(topic, '{"temp":21.5}', {
+        qos: 1,
+        properties: {
+          contentType: 'application/json',
+          responseTopic: 'devices/7/replies',
+          userProperties: { unit: 'celsius', room: '12' },
+        },
+      });
+      const delivery = await receive(source);
+      const message = delivery.message as TextMessage;
+      assert.equal(message.getText(), '{"temp":21.5}');
+      assert.equal(message.getJMSReplyTo()?.toString(), 'topic://devices/7/replies');
+      assert.equal(message.getStringProperty('unit'), 'celsius');
+      assert.equal(message.getIntProperty('room'), 12, 'a string property reads as int per the JMS table');
+      await delivery.settle({ kind: 'ack' });
+    } finally {
+      await source.close();
+      await plain.endAsync();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - settle(retry) hands the unacknowledged message out again, marked redelivered (BRG-4)',
+  async ({ url }) => {
+    const topic = topicName();
+    const clientId = `src-${randomUUID()}`;
+    const source = new MqttSource(config(url, { topic, clientId }), context);
+    const sink = new MqttSink(config(url, { topic }), context);
+    try {
+      await source.connect(signal());
+      await sink.connect(signal());
+      await sink.send(new TextMessage('again'), signal());
+      const first = await receive(source);
+      assert.equal(first.message.getJMSRedelivered(), false);
+      await first.settle({ kind: 'retry', delayMs: 0 });
+      const second = await receive(source);
+      assert.equal((second.message as TextMessage).getText(), 'again');
+      assert.equal(second.message.getJMSRedelivered(), true);
+      await second.settle({ kind: 'ack' });
+      await assert.rejects(second.settle({ kind: 'ack' }), /already settled/);
+      // Acknowledged now: the persistent session holds nothing for a reconnect.
+      await source.close();
+      await source.connect(signal());
+      await nothingWithin(source, 500);
+    } finally {
+      await closeAll(sink, source);
+      await dropSession(url, clientId, 5);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - settle(reject) acknowledges and drops the message (DLV-9)',
+  async ({ url }) => {
+    const topic = topicName();
+    const clientId = `src-${randomUUID()}`;
+    const source = new MqttSource(config(url, { topic, clientId }), context);
+    const sink = new MqttSink(config(url, { topic }), context);
+    try {
+      await source.connect(signal());
+      await sink.connect(signal());
+      await sink.send(new TextMessage('poison'), signal());
+      await sink.send(new TextMessage('next'), signal());
+      await (await receive(source)).settle({ kind: 'reject', reason: new Error('bad') });
+      const next = await receive(source);
+      assert.equal((next.message as TextMessage).getText(), 'next');
+      await next.settle({ kind: 'ack' });
+      await source.close();
+      await source.connect(signal());
+      await nothingWithin(source, 500);
+    } finally {
+      await closeAll(sink, source);
+      await dropSession(url, clientId, 5);
+    }
+  },
+  TIMEOUT,
+);
+
+for (const [protocolVersion, qos] of [
+  [5, 1],
+  [4, 1],
+  [5, 2],
+  [4, 2],
+] as const) {
+  brokerTest(
+    'mqtt',
+    `mqtt connector - a QoS ${qos} message not settled is delivered again after reconnecting the persistent session (MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}, BRG-5)`,
+    async ({ url }) => {
+      const topic = topicName();
+      const clientId = `src-${randomUUID()}`;
+      const fields = { topic, clientId, clean: false, protocolVersion, qos };
+      const first = new MqttSource(config(url, fields), context);
+      const sink = new MqttSink(config(url, { topic, protocolVersion, qos }), context);
+      // MQTT 3.1.1 QoS 2: mqtt.js sent PUBREC on receipt, so the broker resends only the PUBREL and
+      // the message comes from the source's own store: the same source must reconnect (as the
+      // runtime does). Otherwise a new source shows the message survives a gateway restart.
+      const second =
+        protocolVersion === 4 && qos === 2 ? first : new MqttSource(config(url, fields), context);
+      try {
+        await first.connect(signal());
+        await sink.connect(signal());
+        const sent = sampleMessage('map', Date.now());
+        await sink.send(sent, signal());
+        const unsettled = await receive(first);
+        await first.close();
+        await assert.rejects(unsettled.settle({ kind: 'ack' }), NotConnectedError);
+        await second.connect(signal());
+        const again = await receive(second);
+        assert.deepEqual(messageSnapshot(again.message), messageSnapshot(sent));
+        assert.equal(again.message.getJMSRedelivered(), true, 'the broker resends it with DUP set');
+        await again.settle({ kind: 'ack' });
+        await second.close();
+        await second.connect(signal());
+        await nothingWithin(second, 500);
+      } finally {
+        await closeAll(sink, first, second);
+        await dropSession(url, clientId, protocolVersion);
+      }
+    },
+    TIMEOUT,
+  );
+}
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - 1,000 messages arrive in send order (ORD-1)',
+  async ({ url }) => {
+    const topic = topicName();
+    const source = new MqttSource(config(url, { topic, clean: true }), context);
+    const sink = new MqttSink(config(url, { topic }), context);
+    const count = 1000;
+    try {
+      await source.connect(signal());
+      await sink.connect(signal());
+      const consumed = (async () => {
+        for (let seq = 0; seq < count; seq++) {
+          const delivery = await receive(source);
+          assert.equal(delivery.message.getIntProperty('seq'), seq);
+          await delivery.settle({ kind: 'ack' });
+        }
+      })();
+      for (let seq = 0; seq < count; seq++) {
+        const message = new TextMessage(`m${seq}`);
+        message.setIntProperty('seq', seq);
+        await sink.send(message, signal());
+      }
+      await consumed;
+    } finally {
+      await closeAll(sink, source);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - QoS 0: delivered at most once, settle has nothing to acknowledge',
+  async ({ url }) => {
+    const topic = topicName();
+    const source = new MqttSource(config(url, { topic, qos: 0, clean: true }), context);
+    const sink = new MqttSink(config(url, { topic, qos: 0 }), context);
+    try {
+      await source.connect(signal());
+      await sink.connect(signal());
+      await sink.send(new TextMessage('fire and forget'), signal());
+      const delivery = await receive(source);
+      assert.equal((delivery.message as TextMessage).getText(), 'fire and forget');
+      await delivery.settle({ kind: 'retry' });
+      const again = await receive(source);
+      assert.equal(again.message.getJMSRedelivered(), true);
+      await again.settle({ kind: 'ack' });
+    } finally {
+      await closeAll(sink, source);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - a lost connection fails receive and pending settles with NotConnectedError (BRG-5)',
+  async ({ url }) => {
+    const topic = topicName();
+    const clientId = `src-${randomUUID()}`;
+    const source = new MqttSource(config(url, { topic, clientId, clean: true }), context);
+    let usurper: MqttClient | undefined;
+    try {
+      await source.connect(signal());
+      const failed = assert.rejects(source.receive(signal()), NotConnectedError);
+      // Another client with the same id takes the session over: the broker drops the source.
+      usurper = await connectAsync(url, { clientId, clean: true, protocolVersion: 5, reconnectPeriod: 0 });
+      await withTimeout(failed, WAIT_MS, 'receive to fail');
+      await assert.rejects(source.receive(signal()), NotConnectedError);
+    } finally {
+      await source.close();
+      await usurper?.endAsync();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - an unreachable broker is not connected, a wildcard sink topic a configuration error',
+  async ({ url }) => {
+    const unreachable = new MqttSink(config('mqtt://user:secret-pw@127.0.0.1:1', { topic: 't' }), context);
+    await assert.rejects(unreachable.connect(signal()), (error: unknown) => {
+      assert.ok(error instanceof NotConnectedError, String(error));
+      assert.doesNotMatch(error.message, /secret-pw/, 'credentials never appear in errors');
+      return true;
+    });
+    await assert.rejects(unreachable.send(new TextMessage('x'), signal()), NotConnectedError);
+    assert.throws(() => new MqttSink(config(url, { topic: 'a/+/b' }), context), ConfigValidationError);
+    const source = new MqttSource(config(url, { topic: 'a/+/b', clean: true }), context);
+    await assert.rejects(source.receive(signal()), NotConnectedError);
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - sources in one shared subscription group split the messages between them',
+  async ({ url }) => {
+    const topic = topicName();
+    const group = `g${randomUUID().slice(0, 8)}`;
+    const a = new MqttSource(
+      config(url, { topic, shareGroup: group, clean: true, clientId: `a-${randomUUID()}` }),
+      context,
+    );
+    const b = new MqttSource(
+      config(url, { topic, shareGroup: group, clean: true, clientId: `b-${randomUUID()}` }),
+      context,
+    );
+    const sink = new MqttSink(config(url, { topic }), context);
+    try {
+      await a.connect(signal());
+      await b.connect(signal());
+      await sink.connect(signal());
+      for (let i = 0; i < 10; i++) await sink.send(new TextMessage(`m${i}`), signal());
+      const seen: string[] = [];
+      const drain = async (source: MqttSource): Promise<void> => {
+        for (;;) {
+          const controller = new AbortController();
+          const timer = setTimeout(() => controller.abort(new Error('quiet')), 500);
+          try {
+            const delivery = await source.receive(controller.signal);
+            seen.push((delivery.message as TextMessage).getText()!);
+            await delivery.settle({ kind: 'ack' });
+          } catch {
+            return;
+          } finally {
+            clearTimeout(timer);
+          }
+        }
+      };
+      await Promise.all([drain(a), drain(b)]);
+      assert.deepEqual([...seen].sort(), Array.from({ length: 10 }, (_, i) => `m${i}`).sort());
+    } finally {
+      await closeAll(sink, a, b);
+    }
+  },
+  TIMEOUT,
+);
