@@ -137,7 +137,7 @@ function compileArithmetic(node: SelectorNode): Arithmetic {
       if (header) {
         const read = header.read;
         // Number headers are Java ints and longs: integers, so they promote to long.
-        return header.kind === 'number' ? (message) => BigInt(read(message) as number) : alwaysNull;
+        return header.kind === 'number' ? (message) => toLong(read(message) as number) : alwaysNull;
       }
       const name = node.name;
       return (message) => {
@@ -147,7 +147,7 @@ function compileArithmetic(node: SelectorNode): Arithmetic {
           case 'byte':
           case 'short':
           case 'int':
-            return BigInt(stored.value);
+            return toLong(stored.value);
           case 'long':
           case 'float':
           case 'double':
@@ -171,6 +171,14 @@ function compileArithmetic(node: SelectorNode): Arithmetic {
     default:
       return alwaysNull;
   }
+}
+
+/**
+ * An integer-typed number promoted to long. The message model checks ints, but a value that is
+ * not an integer after all (a header set to 1.5) is kept as a double rather than throwing.
+ */
+function toLong(value: number): bigint | number {
+  return Number.isSafeInteger(value) ? BigInt(value) : value;
 }
 
 // --- comparisons ---

@@ -7,7 +7,7 @@
 import { selectorError } from './selector-error.js';
 
 /** Words of the grammar: case-insensitive and never identifiers (SEL-1). */
-export const KEYWORDS = new Set([
+const KEYWORDS = new Set([
   'NOT',
   'AND',
   'OR',

@@ -46,10 +46,19 @@ export function parseSelector(text: string | null | undefined): MessageSelector 
   const root = parseSelectorText(text);
   const condition = compileCondition(root);
   const indexed = indexedIdentifierOf(root);
+  // Matching must never throw (SEL-2): the compiled code does not, but a message subclass or a
+  // provider property of an unexpected shape could; such a message is simply not selected.
+  const evaluate = (message: Message): Truth => {
+    try {
+      return condition(message);
+    } catch {
+      return null;
+    }
+  };
   const selector: MessageSelector = {
     text,
-    matches: (message) => condition(message) === true,
-    evaluate: condition,
+    matches: (message) => evaluate(message) === true,
+    evaluate,
     readsBody: readsBody(root),
     explain: (message) => explainNode(text, root, message),
     ...(indexed === null ? {} : { indexedIdentifier: indexed }),

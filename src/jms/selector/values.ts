@@ -119,8 +119,3 @@ export function negate(a: ArithmeticValue): ArithmeticValue {
   if (a === null) return null;
   return typeof a === 'bigint' ? BigInt.asIntN(LONG_BITS, -a) : -a;
 }
-
-/** A value as an arithmetic operand: numbers only (a bare bigint or number value). */
-export function toArithmetic(value: Value): ArithmeticValue {
-  return typeof value === 'bigint' || typeof value === 'number' ? value : null;
-}

@@ -77,18 +77,18 @@ export class CompiledXPath {
    * body is not text, does not parse, selects nothing, or selects a node with an empty value.
    */
   selectString(message: Message): string | null {
-    const body = parsedBodyOf(message);
-    const document = body?.document;
-    if (!document) return null;
-    if (this.#fast !== null && !document.namespaced) {
-      const node = this.#fast.first(document);
-      return node === undefined ? null : emptyToNull(stringValue(document, node));
-    }
-    const dom = body.dom();
-    if (dom === null) return null;
     try {
-      return emptyToNull(this.#evaluator.evaluate({ node: dom }).stringValue());
+      const body = parsedBodyOf(message);
+      const document = body?.document;
+      if (!document) return null;
+      if (this.#fast !== null && !document.namespaced) {
+        const node = this.#fast.first(document);
+        return node === undefined ? null : emptyToNull(stringValue(document, node));
+      }
+      const dom = body.dom();
+      return dom === null ? null : emptyToNull(this.#evaluator.evaluate({ node: dom }).stringValue());
     } catch {
+      // xpath.js throws for some expressions on some documents; a selector never throws.
       return null;
     }
   }
@@ -99,14 +99,13 @@ export class CompiledXPath {
    * match.
    */
   test(message: Message): boolean | null {
-    const body = parsedBodyOf(message);
-    const document = body?.document;
-    if (!document) return null;
-    if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
-    const dom = body.dom();
-    if (dom === null) return null;
     try {
-      return this.#evaluator.evaluate({ node: dom }).booleanValue();
+      const body = parsedBodyOf(message);
+      const document = body?.document;
+      if (!document) return null;
+      if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
+      const dom = body.dom();
+      return dom === null ? null : this.#evaluator.evaluate({ node: dom }).booleanValue();
     } catch {
       return null;
     }

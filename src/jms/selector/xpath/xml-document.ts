@@ -54,9 +54,10 @@ const EQUALS = 0x3d;
 export function parseXml(text: string): XmlDocument | null {
   try {
     return parseDocument(text);
-  } catch (error) {
-    if (error === MALFORMED || error instanceof RangeError) return null;
-    throw error;
+  } catch {
+    // MALFORMED, or anything unexpected: a body we cannot read is a body that does not parse,
+    // and a selector must never throw while matching.
+    return null;
   } finally {
     // Do not keep a huge scratch array alive because of one huge body.
     if (tape.length > MAX_KEPT_SCRATCH) tape = new Array<number>(INITIAL_SCRATCH).fill(0);

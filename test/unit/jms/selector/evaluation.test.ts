@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DeliveryMode } from '../../../../src/jms/message/message.js';
+import { DeliveryMode, Message } from '../../../../src/jms/message/message.js';
 import { TextMessage } from '../../../../src/jms/message/text-message.js';
 import { Queue } from '../../../../src/jms/destination/destination.js';
 import { parseSelector } from '../../../../src/jms/selector/index.js';
@@ -500,4 +500,19 @@ test('selector - matching never throws, whatever the message holds (SEL-2)', () 
   }
   assert.equal(truth('JMS_bytes = 1', target), 'UNKNOWN');
   assert.equal(truth('JMS_bytes IS NOT NULL', target), 'TRUE');
+  // Values of an unexpected shape, set around the message model's checks, do not throw either.
+  const odd = message(undefined, (m) => {
+    m.setJMSTimestamp(1.5);
+    m.setProviderProperty('JMS_int', { type: 'int', value: 2.5 });
+  });
+  assert.equal(truth('JMSTimestamp + 1 = 2.5', odd), 'TRUE');
+  assert.equal(truth('JMS_int * 2 = 5', odd), 'TRUE');
+  // Even a message whose property lookup throws is simply not selected.
+  class Broken extends Message {
+    override getTypedProperty(): never {
+      throw new Error('broken store');
+    }
+  }
+  assert.equal(parseSelector('a = 1').matches(new Broken()), false);
+  assert.equal(parseSelector('a = 1').evaluate(new Broken()), null);
 });
