@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startAdminServer } from '../../../src/admin/server.js';
+import { type CommandIo, adminCommand } from '../../../src/cli/admin-commands.js';
+import { Session, TextMessage } from '../../../src/index.js';
+import { testEngine } from '../../helpers/engine.js';
+
+function capture(env: Record<string, string | undefined>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CommandIo = {
+    stdout: (text) => out.push(text),
+    stderr: (text) => err.push(text),
+    readFile: () => Promise.resolve('{"type":"text","body":"from file","properties":{"n":1}}'),
+    env,
+    fetch,
+  };
+  return { io, out, err };
+}
+
+test('cli admin commands - send, browse with a selector, and status against a running admin API', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('orders');
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  const env = { JMS_GATEWAY_ADMIN_URL: server.url };
+  const sent = capture(env);
+  assert.equal(
+    await adminCommand(
+      'send',
+      ['queue://orders', '--body', '<order/>', '--property', 'region=eu', '--count', '2'],
+      sent.io,
+    ),
+    0,
+  );
+  assert.equal(sent.out.length, 2);
+  assert.match(sent.out[0]!, /^ID:/);
+  const fromFile = capture(env);
+  assert.equal(
+    await adminCommand('send', ['orders', '--message', 'msg.json', '--property', 'region=us'], fromFile.io),
+    0,
+  );
+  const browsed = capture(env);
+  assert.equal(await adminCommand('browse', ['orders', '--selector', "region = 'us'"], browsed.io), 0);
+  assert.equal(browsed.out.length, 1);
+  assert.match(browsed.out[0]!, /region=us/);
+  assert.match(browsed.out[0]!, /from file/);
+  assert.deepEqual(browsed.err, ['1 message']);
+  const status = capture(env);
+  assert.equal(await adminCommand('status', [], status.io), 0);
+  assert.match(status.out.join('\n'), /queue:\/\/orders\s+3\s+0\s+0/);
+  await server.close();
+  await t.close();
+});
+
+test('cli admin commands - replay moves an error queue back to the origins and reports progress', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('orders', { errorDestination: 'queue://errors', redeliveryLimit: 0 });
+  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const producer = session.createProducer(session.createQueue('orders'));
+  for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`o${i}`));
+  const consumer = session.createConsumer(session.createQueue('orders'));
+  for (let i = 0; i < 3; i++) await consumer.receiveNoWait();
+  await session.recover();
+  await consumer.close();
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 3);
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  const run = capture({ JMS_GATEWAY_ADMIN_URL: server.url });
+  assert.equal(await adminCommand('replay', ['errors'], run.io), 0);
+  assert.deepEqual(run.out, ['moved 3 messages from errors to their origins']);
+  assert.deepEqual(run.err, ['moved 3…']);
+  assert.equal(t.engine.destinationStatistics('queue://orders').messagesCurrent, 3);
+  await server.close();
+  await t.close();
+});
+
+test('cli admin commands - clear errors: no gateway, wrong token, bad usage', async () => {
+  const offline = capture({ JMS_GATEWAY_ADMIN_URL: 'http://127.0.0.1:9' });
+  assert.equal(await adminCommand('status', [], offline.io), 1);
+  assert.match(offline.err[0]!, /cannot reach the gateway's admin API at http:\/\/127\.0\.0\.1:9/);
+  const t = testEngine();
+  const server = await startAdminServer({ engine: t.engine, port: 0, token: 'right' });
+  const wrong = capture({ JMS_GATEWAY_ADMIN_URL: server.url, JMS_GATEWAY_ADMIN_TOKEN: 'wrong' });
+  assert.equal(await adminCommand('status', [], wrong.io), 1);
+  assert.match(wrong.err[0]!, /failed with 401: .*\(set JMS_GATEWAY_ADMIN_TOKEN\)/);
+  assert.ok(!wrong.err.join('').includes('right'));
+  const usage = capture({});
+  assert.equal(await adminCommand('browse', [], usage.io), 2);
+  assert.match(usage.err[0]!, /usage: jms-gateway browse QUEUE/);
+  assert.equal(await adminCommand('browse', ['q', '--limit', 'x'], capture({}).io), 2);
+  await server.close();
+  await t.close();
+});
