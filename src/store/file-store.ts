@@ -25,6 +25,7 @@ import type {
   SubscriptionRecord,
 } from '../jms/store-port.js';
 import type { Message } from '../jms/message/message.js';
+import type { Queue, Topic } from '../jms/destination/destination.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import { type SerializedMessage, deserializeMessage, serializeMessage } from './message-serializer.js';
 import { StoreError } from './store-error.js';
@@ -216,11 +217,12 @@ export class FileStore implements MessageStore {
     let lastSeq = -Infinity;
     let lastMessageSeq = -Infinity;
     let message: Message | undefined;
+    const handles = new Map<string, Queue | Topic>();
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
       const [backlog, id, seq, deliveryCount, notBefore, messageSeq, bodyType, headers, properties, body] =
         row;
       if (messageSeq !== lastMessageSeq || !message) {
-        message = this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage);
+        message = this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, handles);
         lastMessageSeq = messageSeq;
       }
       if (seq < lastSeq) ordered = false;
@@ -242,9 +244,9 @@ export class FileStore implements MessageStore {
     return { destinations, subscriptions, refs, maxSeq };
   }
 
-  #decode(id: string, row: SerializedMessage): Message {
+  #decode(id: string, row: SerializedMessage, handles: Map<string, Queue | Topic>): Message {
     try {
-      return deserializeMessage(row);
+      return deserializeMessage(row, handles);
     } catch (error) {
       throw corrupt(this.file, `message '${id}' cannot be read: ${(error as Error).message}`, error);
     }
@@ -580,6 +582,8 @@ function openDatabase(file: string, options: FileStoreOptions): Db {
     if (mode !== 'wal') throw new Error(`journal mode is '${mode}', expected 'wal'`);
     db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma(`cache_size = -${Math.max(1024, Math.floor(options.cacheKiB ?? 32768))}`);
+    // After a checkpoint the WAL is cut back to this size, so one big commit does not leave a big file.
+    db.pragma('journal_size_limit = 67108864');
     checkIntegrity(db, file, options.check ?? 'quick');
     checkSchema(db, file);
     // The first write takes the exclusive lock and keeps it until close; it also proves the file is writable.

@@ -10,7 +10,7 @@
  * BLOB, map and stream bodies as JSON text. A text body that is not well-formed UTF-16 (a lone
  * surrogate, which UTF-8 cannot carry) is stored as a UTF-16LE BLOB instead, so it too is lossless.
  */
-import { parseDestination } from '../jms/destination/destination.js';
+import { type Queue, type Topic, parseDestination } from '../jms/destination/destination.js';
 import { BytesMessage } from '../jms/message/bytes-message.js';
 import { MapMessage } from '../jms/message/map-message.js';
 import { type BodyType, type DeliveryModeValue, Message } from '../jms/message/message.js';
@@ -79,12 +79,19 @@ export function serializeMessage(message: Message): SerializedMessage {
   };
 }
 
-/** Decodes what {@link serializeMessage} produced; throws {@link MessageDecodeError} on anything else. */
-export function deserializeMessage(row: SerializedMessage): Message {
+/**
+ * Decodes what {@link serializeMessage} produced; throws {@link MessageDecodeError} on anything
+ * else. Pass the same `destinations` map for many messages (recovery) so that they share one
+ * handle per destination instead of one each.
+ */
+export function deserializeMessage(
+  row: SerializedMessage,
+  destinations: Map<string, Queue | Topic> = new Map(),
+): Message {
   if (!BODY_TYPES.has(row.bodyType))
     throw new MessageDecodeError(`unknown body type '${String(row.bodyType)}'`);
   const message = messageWithBody(row.bodyType, row.body);
-  applyHeaders(message, parseJson(row.headers, 'headers') as StoredHeaders);
+  applyHeaders(message, parseJson(row.headers, 'headers') as StoredHeaders, destinations);
   if (row.properties !== null) {
     const flat = parseJson(row.properties, 'properties');
     if (!Array.isArray(flat) || flat.length % 3 !== 0)
@@ -121,14 +128,24 @@ function headersOf(message: Message): StoredHeaders {
   return headers;
 }
 
-function applyHeaders(message: Message, headers: StoredHeaders): void {
+function applyHeaders(
+  message: Message,
+  headers: StoredHeaders,
+  destinations: Map<string, Queue | Topic>,
+): void {
+  const destination = (text: string | undefined): Queue | Topic | null => {
+    if (text === undefined) return null;
+    let handle = destinations.get(text);
+    if (!handle) destinations.set(text, (handle = parseDestination(text)));
+    return handle;
+  };
   if (typeof headers !== 'object' || headers === null) throw new MessageDecodeError('headers are malformed');
   try {
     message.setJMSMessageID(headers.id ?? null);
     message.setJMSTimestamp(headers.ts ?? 0);
     message.setJMSCorrelationID(headers.cid ?? null);
-    message.setJMSReplyTo(headers.rt === undefined ? null : parseDestination(headers.rt));
-    message.setJMSDestination(headers.dst === undefined ? null : parseDestination(headers.dst));
+    message.setJMSReplyTo(destination(headers.rt));
+    message.setJMSDestination(destination(headers.dst));
     message.setJMSDeliveryMode(headers.dm as DeliveryModeValue);
     message.setJMSRedelivered(headers.rd === true);
     message.setJMSType(headers.ty ?? null);
