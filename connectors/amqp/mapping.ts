@@ -16,6 +16,7 @@
  * | JMSPriority        | `priority`                                                                  |
  * | JMSDeliveryMode    | `deliveryMode` (1 non-persistent, 2 persistent)                             |
  * | JMSRedelivered     | from the delivery's `redelivered` flag (not sent)                           |
+ * | JMSXDeliveryCount  | `x-delivery-count` + 1 (quorum queues), else 2 if redelivered, else 1       |
  * | body type          | `contentType` (see BODY_CONTENT_TYPES in the codec)                         |
  * | typed properties   | headers, AMQP-typed (`t b s I l f d S`) + `x-jms-types` type tag;           |
  * |                    | NaN and infinities as strings (RabbitMQ refuses them as floats)             |
@@ -370,6 +371,10 @@ function readHeaders(message: Message, incoming: AmqpIncoming, now: number, warn
     wholeNumber(properties.deliveryMode) === 2 ? DeliveryMode.PERSISTENT : DeliveryMode.NON_PERSISTENT,
   );
   message.setJMSRedelivered(incoming.fields.redelivered);
+  // JMSXDeliveryCount as far as the broker knows it: quorum queues count returns in
+  // x-delivery-count; classic queues only say whether it was delivered before.
+  const returns = wholeNumber(headers['x-delivery-count']);
+  message.deliveryCount = returns !== undefined ? returns + 1 : incoming.fields.redelivered ? 2 : 1;
 }
 
 /**

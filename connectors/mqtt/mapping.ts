@@ -11,7 +11,7 @@
  * | JMSExpiration     | `messageExpiryInterval` (relative seconds) + user property `JMSExpiration`    |
  * | other headers     | user properties named after the header, natural string values                |
  * | typed properties  | user properties with natural string values + `x-jms-types` type tag          |
- * | JMSRedelivered    | the PUBLISH `dup` flag (not sent)                                             |
+ * | JMSRedelivered    | the PUBLISH `dup` flag (not sent); JMSXDeliveryCount 2 if set, else 1         |
  *
  * MQTT 3.1.1 has no properties: `envelope` sends the codec's JSON envelope (lossless), `body`
  * sends the body bytes only (headers and properties are dropped).
@@ -232,6 +232,7 @@ export function fromMqtt5(incoming: MqttIncoming, now: number, plainBodyType: Pl
   readUserHeaders(message, user, warnings);
   readUserProperties(message, user, warnings);
   message.setJMSRedelivered(incoming.dup);
+  message.deliveryCount = incoming.dup ? 2 : 1;
   return { message, warnings };
 }
 
@@ -267,5 +268,6 @@ export function fromMqtt311(
     message.setJMSDeliveryMode(deliveryModeOfQos(incoming.qos));
   }
   message.setJMSRedelivered(incoming.dup);
+  message.deliveryCount = incoming.dup ? 2 : 1;
   return { message, warnings };
 }

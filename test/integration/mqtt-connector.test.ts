@@ -249,6 +249,7 @@ brokerTest(
       const second = await receive(source);
       assert.equal((second.message as TextMessage).getText(), 'again');
       assert.equal(second.message.getJMSRedelivered(), true);
+      assert.equal(second.message.deliveryCount, 2, 'the source reports the redelivery to the runtime');
       await second.settle({ kind: 'ack' });
       await assert.rejects(second.settle({ kind: 'ack' }), /already settled/);
       // Acknowledged now: the persistent session holds nothing for a reconnect.

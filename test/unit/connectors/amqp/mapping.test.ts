@@ -149,7 +149,19 @@ test('amqp mapping - JMSRedelivered comes from the delivery, JMSXDeliveryCount n
   message.setJMSRedelivered(true);
   assert.equal(toAmqp(message, OPTIONS).properties.headers['JMSXDeliveryCount'], undefined);
   assert.equal(roundTrip(message).message.getJMSRedelivered(), false);
+  assert.equal(roundTrip(message).message.deliveryCount, 1);
   assert.equal(roundTrip(message, OPTIONS, true).message.getJMSRedelivered(), true);
+  assert.equal(roundTrip(message, OPTIONS, true).message.deliveryCount, 2);
+  const quorum = fromAmqp(
+    {
+      content: Buffer.from('x'),
+      fields: { redelivered: true },
+      properties: { headers: { 'x-delivery-count': 3 } },
+    },
+    NOW,
+  ).message;
+  assert.equal(quorum.deliveryCount, 4, 'a quorum queue counts earlier returns');
+  assert.equal(quorum.propertyExists('x-delivery-count'), false);
 });
 
 test('amqp mapping - a foreign message is read as naturally as it can be', () => {
@@ -194,6 +206,7 @@ test('amqp mapping - a foreign message is read as naturally as it can be', () =>
   assert.equal(message.getStringProperty('JMSXAppID'), 'billing');
   assert.deepEqual(message.getPropertyNames().sort(), [
     'JMSXAppID',
+    'JMSXDeliveryCount',
     'JMSXUserID',
     'count',
     'label',

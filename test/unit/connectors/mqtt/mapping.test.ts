@@ -117,6 +117,8 @@ test('mqtt mapping - MQTT 5: JMSRedelivered comes from dup, the expiry interval 
   message.setJMSRedelivered(true);
   assert.equal(roundTrip5(message).message.getJMSRedelivered(), false);
   assert.equal(roundTrip5(message, true).message.getJMSRedelivered(), true);
+  assert.equal(roundTrip5(message).message.deliveryCount, 1);
+  assert.equal(roundTrip5(message, true).message.deliveryCount, 2);
   message.setJMSExpiration(NOW + 1);
   assert.equal(toMqtt5(message, { ttl: true, now: NOW }).properties.messageExpiryInterval, 1);
   assert.equal(toMqtt5(message, { ttl: false, now: NOW }).properties.messageExpiryInterval, undefined);
@@ -156,7 +158,7 @@ test('mqtt mapping - MQTT 5: a foreign message is read as naturally as it can be
   assert.equal(message.getStringProperty('unit'), 'celsius');
   assert.equal(message.getStringProperty('repeated'), 'a');
   assert.deepEqual(message.getTypedProperty('qty'), { type: 'string', value: 'lots' });
-  assert.deepEqual(message.getPropertyNames().sort(), ['qty', 'repeated', 'unit']);
+  assert.deepEqual(message.getPropertyNames().sort(), ['JMSXDeliveryCount', 'qty', 'repeated', 'unit']);
   assert.equal(warnings.length, 3);
   assert.match(warnings.join('\n'), /JMSPriority/);
   assert.match(warnings.join('\n'), /'repeated' is repeated/);
