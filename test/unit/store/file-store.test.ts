@@ -117,6 +117,21 @@ test('file store - a resolved persistent send survives a crash; acknowledged mes
   });
 });
 
+test('file store - with synchronous normal a resolved send survives a restart too (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir, { synchronous: 'normal' });
+    const session = first.connect().createSession();
+    await session.createProducer(session.createQueue('q')).send(new TextMessage('kept'));
+    await first.crash();
+    const second = await openEngine(dir, { synchronous: 'normal' });
+    assert.equal(
+      text(await second.connect().createSession().createConsumer(session.createQueue('q')).receiveNoWait()),
+      'kept',
+    );
+    await second.crash();
+  });
+});
+
 test('file store - durable subscriptions and destinations made at run time survive a restart (PER-2)', async () => {
   await withDir(async (dir) => {
     const first = await openEngine(dir);
@@ -126,6 +141,7 @@ test('file store - durable subscriptions and destinations made at run time survi
     const topic = session.createTopic('prices');
     const subscriber = session.createDurableSubscriber(topic, 'sub-1', "symbol = 'ACME'");
     await subscriber.close();
+    await session.createDurableSubscriber(topic, 'sub-2').close();
     const producer = session.createProducer(topic);
     for (const symbol of ['ACME', 'OTHER', 'ACME']) {
       const message = new TextMessage(symbol);
@@ -138,7 +154,8 @@ test('file store - durable subscriptions and destinations made at run time survi
     const second = await openEngine(dir);
     assert.ok(second.engine.destinations().some((d) => d.toString() === 'queue://audit'));
     assert.equal(second.engine.destinationStatistics('queue://audit') !== undefined, true);
-    const [durable] = second.engine.durableSubscriptions();
+    const [durable, all] = second.engine.durableSubscriptions();
+    assert.equal(all?.messages, 3, 'a message held by two subscriptions is back in both');
     assert.deepEqual(
       { ...durable, active: undefined },
       {
