@@ -30,6 +30,7 @@ import {
 } from './errors.js';
 import { DistributedState, type LoadBalancing, type Member } from './destination/distributed.js';
 import { type EngineLogger, silentLogger } from './logger.js';
+import type { Message } from './message/message.js';
 import {
   type EngineStatistics,
   type DestinationStatistics,
@@ -56,6 +57,12 @@ export interface EngineOptions {
   throttling?: ThrottlingOptions | boolean;
   /** Ms between active scans for expired messages (DLV-4); 0 disables the scan. Default 30,000. */
   expirationScanIntervalMs?: number;
+  /**
+   * Bytes of messages held above which the bodies of newly stored persistent messages are paged
+   * out to the store, keeping only headers in memory (PER-4). Needs a store that can read
+   * messages back (the file store). Default 128 MiB.
+   */
+  pagingThresholdBytes?: number;
 }
 
 /** One message on its way into one backlog. */
@@ -116,6 +123,15 @@ export class JmsEngine {
     this.#store = options.store;
     this.#autoCreate = options.autoCreateDestinations ?? true;
     this.#expiry = new ExpiryPolicies(this.logger);
+    this.#pagingThreshold = options.pagingThresholdBytes ?? 128 * 1024 * 1024;
+    const store = this.#store;
+    if (store.readMessage) {
+      this.#readStored = (id) => {
+        const message = store.readMessage!(id);
+        if (!message) throw new Error(`paged-out message '${id}' is missing from the store`);
+        return message;
+      };
+    }
     this.#scheduleExpirationScan(options.expirationScanIntervalMs ?? 30_000);
   }
 
@@ -183,6 +199,7 @@ export class JmsEngine {
       const entry = new Entry(stored);
       entry.deliveryCount = ref.deliveryCount;
       backlog.add(entry);
+      this.pageOutIfOverThreshold(stored);
       restored++;
     }
     // Recovery rewrote nothing: what was stored is as it was.
@@ -409,7 +426,7 @@ export class JmsEngine {
       this.#keepInPlace(backlog, entry, target, reason);
       return;
     }
-    const moved = entry.message.copy();
+    const moved = entry.stored.load().copy();
     moved.setProviderProperty('JMS_ErrorOrigin', { type: 'string', value: owner!.handle.toString() });
     moved.setProviderProperty('JMS_ErrorReason', { type: 'string', value: reason });
     moved.setProviderProperty('JMS_ErrorDeliveryCount', { type: 'int', value: entry.deliveryCount });
@@ -440,6 +457,22 @@ export class JmsEngine {
   /** @internal A message sent to expire at or before its delivery time: counted, never stored (DLV-5). */
   expiredAtSend(state: DestinationState): void {
     state.messagesExpiredAtSend++;
+  }
+
+  readonly #pagingThreshold: number;
+  readonly #readStored: ((id: string) => Message) | undefined;
+  /** Message bodies paged out to the store, ever (PER-4). */
+  messagesPagedOut = 0;
+
+  /**
+   * @internal Called once a message is stored and in its backlogs: while the engine holds more
+   * than its paging threshold, the body leaves memory and only headers stay (PER-4).
+   */
+  pageOutIfOverThreshold(stored: StoredMessage): void {
+    if (!this.#readStored || stored.references === 0 || stored.paged) return;
+    if (this.#total.bytes <= this.#pagingThreshold) return;
+    stored.pageOut(this.#readStored);
+    this.messagesPagedOut++;
   }
 
   /** Messages moved to an error destination, ever. */

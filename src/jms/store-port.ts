@@ -68,4 +68,9 @@ export interface MessageStore {
   commit(operations: readonly StoreOperation[]): Promise<void>;
   /** Flushes and releases the store. */
   close(): Promise<void>;
+  /**
+   * Reads a stored message back, synchronously: lets the engine page bodies out of memory
+   * (PER-4). A store that keeps everything in memory leaves it out, and nothing is paged.
+   */
+  readMessage?(id: string): Message | undefined;
 }

@@ -20,7 +20,22 @@ interface RefRecord {
   notBefore: number;
 }
 
+/** Options of the memory store. */
+export interface MemoryStoreOptions {
+  /**
+   * Lets the engine page bodies out and read them back (PER-4). A memory store saves no memory
+   * by it; tests use it to exercise paging without files.
+   */
+  paging?: boolean;
+}
+
 export class MemoryStore implements MessageStore {
+  readonly readMessage?: (id: string) => Message | undefined;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    if (options.paging) this.readMessage = (id) => this.#messages.get(id)?.message.copy();
+  }
+
   readonly #destinations = new Map<string, DestinationRecord>();
   readonly #subscriptions = new Map<string, SubscriptionRecord>();
   readonly #messages = new Map<string, { seq: number; message: Message; refs: number }>();

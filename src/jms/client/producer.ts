@@ -182,6 +182,7 @@ export class MessageProducer {
       if (operations.length > 0) await engine.commit(operations);
     }
     for (const { backlog, entry } of routed) backlog.add(entry);
+    if (stored.persistent) engine.pageOutIfOverThreshold(stored);
   }
 
   /**

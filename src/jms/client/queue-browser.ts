@@ -32,7 +32,7 @@ export class QueueBrowser {
     if (this.#closed) throw new IllegalStateError('browser is closed');
     const messages: Message[] = [];
     for (const entry of this.state.backlog.browse(this.selector.text === null ? null : this.selector)) {
-      const copy = entry.message.copy();
+      const copy = entry.stored.load().copy();
       copy.deliveryCount = entry.deliveryCount;
       copy.setJMSRedelivered(entry.deliveryCount > 0);
       copy.markReadOnly();

@@ -329,7 +329,7 @@ export class Session {
    */
   deliver(consumer: MessageConsumer, entry: Entry, backlog: Backlog): Message {
     entry.deliveryCount++;
-    const message = entry.message.copy();
+    const message = entry.stored.load().copy();
     message.deliveryCount = entry.deliveryCount;
     message.setJMSRedelivered(entry.deliveryCount > 1);
     message.markReadOnly();
@@ -356,7 +356,7 @@ export class Session {
       return { message: this.deliver(consumer, entry, backlog), written: undefined };
     }
     entry.deliveryCount++;
-    const message = entry.message.copy();
+    const message = entry.stored.load().copy();
     message.deliveryCount = entry.deliveryCount;
     message.setJMSRedelivered(entry.deliveryCount > 1);
     message.markReadOnly();
@@ -490,7 +490,10 @@ export class Session {
       );
     }
     for (const { entry, backlog } of receives) backlog.acknowledge(entry);
-    for (const send of sends) for (const { backlog, entry } of send.routed) backlog.add(entry);
+    for (const send of sends) {
+      for (const { backlog, entry } of send.routed) backlog.add(entry);
+      if (send.stored.persistent) engine.pageOutIfOverThreshold(send.stored);
+    }
   }
 
   /** Discards uncommitted sends and makes received messages available again, redelivered (SES-2). */

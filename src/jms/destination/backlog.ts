@@ -362,7 +362,7 @@ export class Backlog {
 
   #selects(selector: MessageSelector, entry: Entry): boolean {
     // A selector may test JMSRedelivered or JMSXDeliveryCount: show it this backlog's values.
-    const message = entry.message;
+    const message = entry.stored.load();
     message.deliveryCount = entry.deliveryCount + 1;
     message.setJMSRedelivered(entry.deliveryCount > 0);
     return selector.matches(message);

@@ -7,9 +7,15 @@ import type { Message } from '../message/message.js';
 
 /** One sent message, shared by every backlog that holds it. */
 export class StoredMessage {
+  /** Reads a paged-out message back from the store; set when the body is paged out (PER-4). */
+  #pager: ((id: string) => Message) | undefined;
+
   constructor(
-    /** The message as sent, with provider headers set; never handed out itself, only copies. */
-    readonly message: Message,
+    /**
+     * The message as sent, with provider headers set; never handed out itself, only copies.
+     * Once paged out (PER-4) it keeps headers and properties only: use {@link load} for the body.
+     */
+    public message: Message,
     /** Gateway-wide send order; ties in priority are broken by it (DST-1, ORD-1). */
     readonly seq: number,
     /** Properties plus body in bytes (MSG-4). */
@@ -21,6 +27,28 @@ export class StoredMessage {
     /** The sending connection's client id, for noLocal on durable subscriptions. */
     readonly clientId: string | null,
   ) {}
+
+  /** Whether the body was paged out to the store (PER-4). */
+  get paged(): boolean {
+    return this.#pager !== undefined;
+  }
+
+  /** The whole message, body included: read back from the store when paged out. */
+  load(): Message {
+    return this.#pager ? this.#pager(this.message.getJMSMessageID()!) : this.message;
+  }
+
+  /**
+   * Drops the body from memory, keeping headers and properties for ordering and routing; the
+   * store must hold the message, `read` brings it back.
+   */
+  pageOut(read: (id: string) => Message): void {
+    if (this.#pager) return;
+    const headers = this.message.copy();
+    headers.clearBody();
+    this.message = headers;
+    this.#pager = read;
+  }
 
   /** Number of durable backlogs still holding the message; the store drops it at zero. */
   references = 0;

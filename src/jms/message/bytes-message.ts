@@ -47,7 +47,8 @@ export class BytesMessage extends Message {
 
   override clearBody(): void {
     super.clearBody();
-    this.#buffer = Buffer.alloc(64);
+    // Grown on the first write: a cleared body (a paged-out message's headers) costs nothing.
+    this.#buffer = Buffer.alloc(0);
     this.#length = 0;
     this.#position = 0;
   }
