@@ -180,7 +180,7 @@ function javaFloatingString(value: number): string {
  * are taken as they are.
  */
 export function fromObject(value: unknown, what: string): TypedValue {
-  if (isTypedValue(value)) return value;
+  if (isTypedValue(value)) return checkedTyped(value, what);
   switch (typeof value) {
     case 'boolean':
       return { type: 'boolean', value };
@@ -197,6 +197,41 @@ export function fromObject(value: unknown, what: string): TypedValue {
       throw new MessageFormatError(
         `${what}: a ${describe(value)} is not a valid value (use boolean, number, bigint or string)`,
       );
+  }
+}
+
+/** A typed value given by a caller, checked as the typed setters check it (range, rounding, type). */
+function checkedTyped(typed: TypedValue, what: string): TypedValue {
+  const value = typed.value as unknown;
+  const mismatch = () =>
+    new MessageFormatError(`${what}: ${String(value)} is not a valid ${typed.type} value`);
+  switch (typed.type) {
+    case 'byte':
+    case 'short':
+    case 'int':
+      if (typeof value !== 'number') throw mismatch();
+      return integerValue(typed.type, value, what);
+    case 'long':
+      if (typeof value !== 'bigint' && typeof value !== 'number') throw mismatch();
+      return longValue(value, what);
+    case 'float':
+      if (typeof value !== 'number') throw mismatch();
+      return floatValue(value);
+    case 'double':
+      if (typeof value !== 'number') throw mismatch();
+      return typed;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw mismatch();
+      return typed;
+    case 'string':
+      if (typeof value !== 'string') throw mismatch();
+      return typed;
+    case 'char':
+      if (typeof value !== 'string' || value.length !== 1) throw mismatch();
+      return typed;
+    case 'bytes':
+      if (!(value instanceof Uint8Array)) throw mismatch();
+      return typed;
   }
 }
 

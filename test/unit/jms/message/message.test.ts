@@ -130,6 +130,13 @@ test('message - setObjectProperty types plain values and clearProperties removes
     ['int', 'double', 'long', 'string', 'short'],
   );
   assert.throws(() => m.setObjectProperty('o', { a: 1 }), /a object is not a valid value/);
+  m.setObjectProperty('f', { type: 'float', value: 0.1 });
+  assert.equal(m.getFloatProperty('f'), Math.fround(0.1), 'a typed float is rounded to 32 bits');
+  assert.throws(() => m.setObjectProperty('bad', { type: 'int', value: 2.5 }), /2.5 is not a int/);
+  assert.throws(
+    () => m.setObjectProperty('bad', { type: 'long', value: 'x' }),
+    /x is not a valid long value/,
+  );
   assert.equal(m.propertyExists('i'), true);
   m.clearProperties();
   assert.equal(m.propertyExists('i'), false);
