@@ -66,4 +66,6 @@ export {
   isPoison,
 } from './jms/errors.js';
 export { type MessageStore, type StoreOperation, type RecoveredState } from './jms/store-port.js';
-export { MemoryStore } from './store/memory-store.js';
+export { MemoryStore, type MemoryStoreOptions } from './store/memory-store.js';
+export { FileStore, type FileStoreOptions } from './store/file-store.js';
+export { StoreError } from './store/store-error.js';

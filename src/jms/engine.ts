@@ -198,7 +198,9 @@ export class JmsEngine {
       stored.scheduled = ref.message.getJMSDeliveryTime() > this.clock.now();
       const entry = new Entry(stored);
       entry.deliveryCount = ref.deliveryCount;
-      backlog.add(entry);
+      // A redelivery delay still to run is waited out; a message left unacknowledged by the crash gets none (DLV-1).
+      if (ref.notBefore > this.clock.now()) backlog.addDelayed(entry, ref.notBefore);
+      else backlog.add(entry);
       this.pageOutIfOverThreshold(stored);
       restored++;
     }
@@ -646,6 +648,23 @@ export class JmsEngine {
 
   #isDurable(backlog: Backlog): boolean {
     return this.#durableBacklogs.has(backlog);
+  }
+
+  /**
+   * @internal Records an entry's delivery count and the time before which it may not be
+   * delivered again, so both survive a restart (PER-2). Written with the next group commit.
+   */
+  storeDeliveryState(backlog: Backlog, entry: Entry, notBefore: number): void {
+    if (!entry.stored.persistent || !this.#isDurable(backlog)) return;
+    this.enqueue([
+      {
+        op: 'updateRef',
+        backlog: backlog.key,
+        id: entry.message.getJMSMessageID()!,
+        deliveryCount: entry.deliveryCount,
+        notBefore,
+      },
+    ]);
   }
 
   /** @internal Queues store operations for the next group commit without waiting. */

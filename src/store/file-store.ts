@@ -244,6 +244,21 @@ export class FileStore implements MessageStore {
     return { destinations, subscriptions, refs, maxSeq };
   }
 
+  /**
+   * Reads one stored message back, synchronously: the engine pages bodies out of memory and
+   * reads them here at delivery (PER-4). Undefined when no such message is stored.
+   */
+  readMessage(id: string): Message | undefined {
+    if (this.#closed) throw closedError(this.file);
+    const row = this.#sql.oneMessage.get(id) as [string, string, string, Buffer | string | null] | undefined;
+    if (!row) return undefined;
+    const [bodyType, headers, properties, body] = row;
+    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, this.#handles);
+  }
+
+  /** Destination handles shared by messages read back one at a time. */
+  readonly #handles = new Map<string, Queue | Topic>();
+
   #decode(id: string, row: SerializedMessage, handles: Map<string, Queue | Topic>): Message {
     try {
       return deserializeMessage(row, handles);
@@ -507,6 +522,7 @@ function prepareStatements(db: Db) {
        FROM messages m JOIN refs r ON r.id = m.id ORDER BY m.seq`,
     ),
     maxSeq: db.prepare('SELECT max(seq) FROM messages'),
+    oneMessage: raw('SELECT body_type, headers, properties, body FROM messages WHERE id = ?'),
   };
 }
 

@@ -339,6 +339,8 @@ export class Session {
       return message;
     }
     this.#recordDelivery(consumer, entry, backlog, message);
+    // The count survives a crash, so the message comes back marked redelivered (PER-1, PER-2).
+    this.connection.engine.storeDeliveryState(backlog, entry, 0);
     return message;
   }
 
@@ -543,7 +545,11 @@ export class Session {
     }
     for (const { entry, backlog } of prefetched) add(backlog, 0, entry);
     for (const [backlog, byDelay] of groups) {
-      for (const [delay, entries] of byDelay) backlog.releaseMany(entries, delay);
+      for (const [delay, entries] of byDelay) {
+        if (delay > 0)
+          for (const entry of entries) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+        backlog.releaseMany(entries, delay);
+      }
     }
   }
 

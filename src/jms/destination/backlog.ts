@@ -195,6 +195,13 @@ export class Backlog {
     else this.#makeAvailable(entry);
   }
 
+  /** Takes in a recovered entry that must wait out a redelivery delay until `until` (PER-2). */
+  addDelayed(entry: Entry, until: number): void {
+    if (this.#closed) return;
+    this.stats.messagesReceived++;
+    this.#wait(entry, 'delayed', until);
+  }
+
   /**
    * Puts back several entries before dispatching any of them, so the oldest is redelivered first
    * (ORD-2) rather than whichever was put back first.

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ConnectionFactory, JmsEngine, type Message, TextMessage } from '../../../src/index.js';
+import { FileStore } from '../../../src/store/file-store.js';
+
+const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
+
+test('file store - past the paging threshold bodies are read back from disk, intact and in order, also after a restart (PER-4)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'file-store-paging-'));
+  try {
+    const body = (i: number) => `${String(i).padStart(4, '0')}:${'x'.repeat(1000)}`;
+    const engine = await JmsEngine.open({
+      store: await FileStore.open({ path: dir }),
+      pagingThresholdBytes: 20_000,
+    });
+    const connection = new ConnectionFactory(engine).createConnection();
+    const session = connection.createSession();
+    const producer = session.createProducer(session.createQueue('paged'));
+    for (let i = 0; i < 200; i++) await producer.send(new TextMessage(body(i)));
+    assert.ok(engine.messagesPagedOut >= 150, `paged ${engine.messagesPagedOut} of 200`);
+    connection.start();
+    const consumer = session.createConsumer(session.createQueue('paged'));
+    for (let i = 0; i < 100; i++) assert.equal(text(await consumer.receiveNoWait()), body(i));
+    await connection.close();
+    await engine.close();
+
+    const reopened = await JmsEngine.open({
+      store: await FileStore.open({ path: dir }),
+      pagingThresholdBytes: 20_000,
+    });
+    assert.ok(reopened.messagesPagedOut >= 50, 'recovery pages out as it goes');
+    const again = new ConnectionFactory(reopened).createConnection();
+    again.start();
+    const rest = again.createSession().createConsumer(again.createSession().createQueue('paged'));
+    for (let i = 100; i < 200; i++) assert.equal(text(await rest.receiveNoWait()), body(i));
+    assert.equal(await rest.receiveNoWait(), null);
+    await again.close();
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file store - delivery counts and redelivery delays still to run survive a restart (PER-1, PER-2)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'file-store-counts-'));
+  try {
+    let now = Date.UTC(2026, 0, 1);
+    const clock = { now: () => now, setTimer: () => undefined, clearTimer: () => {} };
+    const engine = await JmsEngine.open({ store: await FileStore.open({ path: dir }), clock });
+    await engine.createQueue('delayed', { redeliveryDelayOverride: 60_000 });
+    const connection = new ConnectionFactory(engine).createConnection();
+    connection.start();
+    const tx = connection.createSession(true);
+    const producer = tx.createProducer(tx.createQueue('crashed'));
+    await producer.send(new TextMessage('in flight at the crash'));
+    await tx.createProducer(tx.createQueue('delayed')).send(new TextMessage('rolled back'));
+    await tx.commit();
+    assert.equal(
+      text(await tx.createConsumer(tx.createQueue('crashed')).receiveNoWait()),
+      'in flight at the crash',
+    );
+    const delayedConsumer = tx.createConsumer(tx.createQueue('delayed'));
+    await delayedConsumer.receiveNoWait();
+    await tx.rollback();
+    // The connection is never closed, so nothing is put back: the store holds what a crash leaves.
+    await engine.close();
+    now += 1_000;
+    const reopened = await JmsEngine.open({ store: await FileStore.open({ path: dir }), clock });
+    const after = new ConnectionFactory(reopened).createConnection();
+    after.start();
+    const session = after.createSession();
+    const back = (await session.createConsumer(session.createQueue('crashed')).receiveNoWait())!;
+    assert.equal(back.getJMSRedelivered(), true);
+    assert.equal(back.getIntProperty('JMSXDeliveryCount'), 2);
+    assert.equal(
+      reopened.destinationStatistics('queue://delayed').pendingMessagesByCause.redeliveryDelay,
+      1,
+      'still waiting out its delay',
+    );
+    await after.close();
+    await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
