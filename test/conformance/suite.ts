@@ -94,7 +94,10 @@ export interface ConformanceEndpoint {
 export interface ConformanceFactory<K extends BrokerKind> {
   /** Which real broker the connector talks to. */
   readonly broker: K;
-  /** Makes a fresh endpoint; `partitions` is the parallelism the broker should offer (Kafka partitions). */
+  /**
+   * Makes a fresh endpoint. `partitions` is the parallelism the broker should offer: Kafka
+   * partitions; for MQTT, more than 1 makes the sources members of a shared subscription.
+   */
   endpoint(broker: BrokerOf[K], options: { partitions: number }): Promise<ConformanceEndpoint>;
   /**
    * How the parallel test reads: `readers` sources side by side (a shared subscription), each in
