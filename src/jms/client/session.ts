@@ -464,7 +464,7 @@ export class Session {
     this.#checkOpen();
     if (this.transacted)
       throw new IllegalStateError('recover() is for non-transacted sessions; use rollback()');
-    await this.idleIfNotInListener();
+    if (!this.listenerRunning) await this.idle();
     this.#releaseAll(true);
   }
 
@@ -502,7 +502,7 @@ export class Session {
   async rollback(): Promise<void> {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
-    await this.idleIfNotInListener();
+    if (!this.listenerRunning) await this.idle();
     this.#discardSends(this.#uncommittedSends);
     this.#uncommittedSends = [];
     this.#releaseAll(true);
@@ -555,18 +555,10 @@ export class Session {
 
   /**
    * @internal True while one of this session's listeners runs. A session is used by one thread
-   * of control (JMS), so a call made while it is set comes from the listener itself.
+   * of control (JMS), so a call made while it is set comes from the listener itself, and must
+   * not wait for the listener to finish (recover, rollback or close from inside a listener).
    */
   listenerRunning = false;
-
-  /**
-   * Waits for the running listener unless called from inside it (a listener may call recover or
-   * rollback on its own session; waiting for itself would never end).
-   */
-  private async idleIfNotInListener(): Promise<void> {
-    if (this.listenerRunning) return;
-    await this.idle();
-  }
 
   // --- closing ---
 
@@ -599,7 +591,7 @@ export class Session {
   /** Closes the session: rolls back an open transaction, returns unacknowledged messages without delay, closes its consumers (SES-1). */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.idleIfNotInListener();
+    if (!this.listenerRunning) await this.idle();
     this.#closed = true;
     this.#discardSends(this.#uncommittedSends);
     this.#uncommittedSends = [];
