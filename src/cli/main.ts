@@ -1,21 +1,25 @@
 #!/usr/bin/env node
 /**
- * The `jms-gateway` command. `run` starts the gateway on a configuration file; `selector` checks
- * and evaluates selectors offline; `version` prints the version.
+ * The `jms-gateway` command. `run` starts the gateway on a configuration file; `validate` checks
+ * one without starting anything; `selector` checks and evaluates selectors offline; `version`
+ * prints the version.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, loadConfig } from '../config/load-config.js';
-import { startAdminServer } from '../admin/server.js';
-import { JmsEngine } from '../jms/engine.js';
-import { MemoryStore } from '../store/memory-store.js';
+import { builtinRegistry } from '../../connectors/index.js';
+import { ConfigError, type LoadedConfig, formatProblems, loadConfig } from '../config/load-config.js';
+import { Gateway } from '../gateway/index.js';
 import { selectorCommand } from './selector-command.js';
 
 const USAGE = `usage: jms-gateway <command>
 
 commands:
-  run [--config FILE]        start the gateway (default config: config/gateway.yaml)
+  run [--config FILE] [--admin-port PORT]
+                             start the gateway (default config: config/gateway.yaml);
+                             SIGINT/SIGTERM stop it, a second signal exits at once
+  validate FILE              check a configuration without starting anything; prints ok, or
+                             every problem as file:line:col: path: message (exit 1)
   selector check SELECTOR    check a message selector
   selector eval SELECTOR --message FILE [--body FILE]
                              evaluate a selector against a message given as JSON
@@ -37,48 +41,77 @@ async function version(): Promise<string> {
   }
 }
 
+/** Loads a configuration, or prints why it cannot and returns undefined. */
+async function load(file: string): Promise<LoadedConfig | undefined> {
+  try {
+    return await loadConfig(file, { registry: builtinRegistry });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      const count = error.problems.length;
+      process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in '${file}'\n`);
+    } else {
+      process.stderr.write(`cannot read configuration '${file}': ${(error as Error).message}\n`);
+    }
+    return undefined;
+  }
+}
+
+/** `validate FILE`: everything `run` would refuse, found without connecting to anything. */
+async function validate(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { config: { type: 'string' } },
+  });
+  const file = positionals[0] ?? values.config;
+  if (file === undefined || positionals.length > 1) {
+    process.stderr.write(`usage: jms-gateway validate FILE\n`);
+    return 2;
+  }
+  const loaded = await load(file);
+  if (!loaded) return 1;
+  const problems = await Gateway.check(loaded.config);
+  if (problems.length > 0) {
+    const lines = formatProblems(loaded.source, problems);
+    process.stderr.write(
+      `${lines.join('\n')}\n${lines.length} problem${lines.length === 1 ? '' : 's'} in '${file}'\n`,
+    );
+    return 1;
+  }
+  process.stdout.write('ok\n');
+  return 0;
+}
+
 async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { config: { type: 'string', default: 'config/gateway.yaml' }, 'admin-port': { type: 'string' } },
   });
-  const logger = pino({ name: 'jms-gateway' });
-  let config;
-  try {
-    config = await loadConfig(values.config);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`cannot read configuration '${values.config}': ${(error as Error).message}\n`);
-    return 1;
+  const adminPort = values['admin-port'] === undefined ? undefined : Number(values['admin-port']);
+  if (adminPort !== undefined && !(Number.isInteger(adminPort) && adminPort >= 0 && adminPort <= 65535)) {
+    process.stderr.write(
+      `--admin-port '${values['admin-port']}' is not a port (expected an integer 0..65535)\n`,
+    );
+    return 2;
   }
-  const engine = await JmsEngine.open({
-    store: new MemoryStore(),
-    logger: logger.child({ component: 'engine' }),
-  });
-  for (const queue of config.destinations.queues) await engine.createQueue(queue.name, queue.options);
-  for (const topic of config.destinations.topics) await engine.createTopic(topic.name, topic.options);
-  let admin;
+  const loaded = await load(values.config);
+  if (!loaded) return 1;
+  const { config } = loaded;
+  const logger = pino({ name: 'jms-gateway' });
+  let gateway: Gateway;
   try {
-    admin = await startAdminServer({
-      engine,
-      host: config.admin.host,
-      port: values['admin-port'] !== undefined ? Number(values['admin-port']) : config.admin.port,
-      token: process.env.JMS_GATEWAY_ADMIN_TOKEN,
-      logger: logger.child({ component: 'admin' }),
-    });
+    gateway = await Gateway.start(config, logger, adminPort === undefined ? {} : { adminPort });
   } catch (error) {
-    logger.error({ err: error }, 'cannot start the admin API');
-    await engine.close();
+    logger.error({ err: error }, 'cannot start the gateway');
     return 1;
   }
   logger.info(
     {
       config: values.config,
-      destinations: engine.destinations().length,
-      admin: admin.url,
+      destinations: gateway.engine.destinations().length,
+      bridges: gateway.bridgeNames.length,
+      admin: gateway.adminUrl,
       version: await version(),
     },
     'gateway ready',
@@ -92,14 +125,18 @@ async function run(argv: string[]): Promise<number> {
         process.exit(1);
       }
       stopping = true;
-      logger.info({ signal }, 'stopping');
-      void admin
-        .close()
-        .then(() => engine.close())
-        .then(() => {
-          logger.info('stopped');
-          resolve(0);
-        });
+      const deadlineMs = config.shutdown.deadlineMs;
+      logger.info({ signal, deadlineMs }, 'stopping');
+      gateway.stop(deadlineMs).then(
+        ({ clean }) => {
+          logger.info({ clean }, 'stopped');
+          resolve(clean ? 0 : 1);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'stop failed');
+          resolve(1);
+        },
+      );
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
@@ -111,6 +148,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'run':
       return run(rest);
+    case 'validate':
+      return validate(rest);
     case 'selector':
       return selectorCommand(rest, {
         stdout: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
@@ -132,3 +171,5 @@ async function main(argv: string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2));
+// Whatever a client library may leave scheduled (a reconnect timer) must not keep a stopped gateway alive.
+setTimeout(() => process.exit(), 2_000).unref();

@@ -1,42 +1,318 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseConfig } from '../../../src/config/load-config.js';
+import { builtinRegistry } from '../../../connectors/index.js';
+import { ConfigError, type LoadOptions, loadConfig, parseConfig } from '../../../src/config/load-config.js';
+import { fakeRegistry } from './fake-connectors.js';
+
+const options: LoadOptions = { registry: fakeRegistry(), env: {} };
+
+/** The problems `text` has, or [] when it loads. */
+function problemsOf(text: string, opts: LoadOptions = options): readonly string[] {
+  try {
+    parseConfig(text, 'gw.yaml', opts);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+const yaml = (...lines: string[]) => `${lines.join('\n')}\n`;
 
 test('config - the embedded default configuration loads', async () => {
-  const { loadConfig } = await import('../../../src/config/load-config.js');
-  const config = await loadConfig('config/gateway.yaml');
-  assert.ok(config.destinations.queues.length > 0);
+  const { config } = await loadConfig('config/gateway.yaml', { registry: builtinRegistry, env: {} });
+  assert.equal(config.store.path, './data');
+  assert.equal(config.admin.port, 8161);
+  assert.ok(config.destinations.queues.some((q) => q.name === 'demo.in'));
+  assert.deepEqual(
+    config.bridges.map((b) => b.name),
+    ['demo'],
+  );
+});
+
+test('config - an empty file is every default', () => {
+  const { config } = parseConfig('', 'empty.yaml', options);
+  assert.deepEqual(config.store, { path: './data', memory: false, synchronous: 'full' });
+  assert.deepEqual(config.admin, { enabled: true, host: '127.0.0.1', port: 8161 });
+  assert.equal(config.shutdown.deadlineMs, 10_000);
+  assert.equal(config.engine.autoCreateDestinations, true);
+  assert.equal(config.engine.throttling.enabled, false);
+  assert.deepEqual(config.connectionFactory, {
+    messagesMaximum: 10,
+    redeliveryDelay: 0,
+    acknowledgePolicy: 'all',
+    sendTimeout: 10_000,
+  });
+  assert.deepEqual(config.bridges, []);
 });
 
 test('config - every problem is listed with file, line, column and path', () => {
-  const text = [
-    'destinations:',
-    '  queues:',
-    '    - name: ""',
-    '    - name: q',
-    '      options:',
-    '        redeliveryLimit: many',
-    '  topicz: []',
-    'extra: 1',
-  ].join('\n');
-  let error: unknown;
-  try {
-    parseConfig(text, 'gw.yaml');
-  } catch (e) {
-    error = e;
-  }
-  assert.ok(error instanceof ConfigError);
-  assert.deepEqual(error.problems, [
-    'gw.yaml:3:13: destinations.queues[0].name: expected a non-empty string',
-    'gw.yaml:6:26: destinations.queues[1].options.redeliveryLimit: expected a number',
-    'gw.yaml:7:3: destinations.topicz: unknown setting (known: queues, topics)',
-    'gw.yaml:8:1: extra: unknown setting (known: admin, destinations, store)',
+  const problems = problemsOf(
+    yaml(
+      'destinations:',
+      '  queues:',
+      '    - name: ""',
+      '    - name: q',
+      '      redeliveryLimit: many',
+      '  topicz: []',
+      'extra: 1',
+    ),
+  );
+  assert.deepEqual(problems, [
+    'gw.yaml:3:13: destinations.queues[0].name: expected a string matching ^[^\\s#/]+$',
+    'gw.yaml:5:24: destinations.queues[1].redeliveryLimit: expected an integer >= -1',
+    "gw.yaml:6:3: destinations.topicz: unknown setting (did you mean 'topics'? known: distributedQueues, distributedTopics, queues, topics)",
+    'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, shutdown, store)',
   ]);
 });
 
 test('config - malformed YAML is reported with its position', () => {
   assert.throws(
-    () => parseConfig('destinations: [\n', 'broken.yaml'),
-    /^ConfigError: broken\.yaml:\d+:\d+: /,
+    () => parseConfig('destinations: [\n', 'broken.yaml', options),
+    (error: unknown) => error instanceof ConfigError && /^broken\.yaml:\d+:\d+: /.test(error.problems[0]!),
+  );
+});
+
+test('config - destination settings are typed, and nested problems point at their value', () => {
+  const { config } = parseConfig(
+    yaml(
+      'destinations:',
+      '  queues:',
+      '    - name: orders',
+      '      redeliveryLimit: 3',
+      '      errorDestination: queue://orders.errors',
+      '      timeToDeliverOverride: "0 0 0 2 * * *"',
+      '      expirationPolicy: { policy: log, fields: ["%header%"] }',
+      '      keys: [{ property: JMSPriority, direction: descending }]',
+      '    - name: orders.errors',
+      '  distributedQueues:',
+      '    - name: all',
+      '      members: [{ name: a, weight: 2 }, { name: b }]',
+    ),
+    'gw.yaml',
+    options,
+  );
+  assert.deepEqual(config.destinations.queues[0], {
+    name: 'orders',
+    options: {
+      redeliveryLimit: 3,
+      errorDestination: 'queue://orders.errors',
+      timeToDeliverOverride: '0 0 0 2 * * *',
+      expirationPolicy: { policy: 'log', fields: ['%header%'] },
+      keys: [{ property: 'JMSPriority', direction: 'descending' }],
+    },
+  });
+  assert.deepEqual(config.destinations.distributedQueues[0], {
+    name: 'all',
+    members: [
+      { name: 'a', weight: 2 },
+      { name: 'b', weight: 1 },
+    ],
+    loadBalancing: 'round-robin',
+    memberOptions: {},
+  });
+  assert.deepEqual(
+    problemsOf(
+      yaml(
+        'destinations:',
+        '  queues:',
+        '    - name: q',
+        '      timeToDeliverOverride: "0 0 99 * * * *"',
+        '      thresholds: { messagesHigh: 10, messagesLow: 20 }',
+        '      expirationPolicy: { policy: discard, fields: [a] }',
+        '      redeliveryBackoff: { maximumMs: 5 }',
+        '    - name: q',
+      ),
+    ),
+    [
+      "gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: not a valid schedule: invalid schedule at column 5: 99 is out of range (0-59) in field 'minute'",
+      'gw.yaml:5:52: destinations.queues[0].thresholds.messagesLow: expected at most messagesHigh (10)',
+      "gw.yaml:6:52: destinations.queues[0].expirationPolicy.fields: only applies with policy: 'log'",
+      'gw.yaml:7:26: destinations.queues[0].redeliveryBackoff.multiplier: is required: Growth factor (>= 1).',
+      "gw.yaml:8:13: destinations.queues[1].name: 'queue://q' is declared twice (first at destinations.queues[0])",
+    ],
+  );
+});
+
+test('config - ${ENV} references are substituted; an unset one is named; values are never echoed', () => {
+  const env = { BROKER_URL: 'memory://user:s3cret@host', PREFETCH: '25', TOPIC: 'orders' };
+  const text = yaml(
+    'bridges:',
+    '  - name: in',
+    '    source: { type: memory, url: "${BROKER_URL}", topic: "${TOPIC}", prefetch: "${PREFETCH}" }',
+    '    target: { type: jms, destination: "queue://$${literal}" }',
+  );
+  const { config } = parseConfig(text, 'gw.yaml', { ...options, env });
+  const source = config.bridges[0]!.source as { config: { url: string; prefetch: number; topic: string } };
+  assert.deepEqual(source.config, {
+    url: env.BROKER_URL,
+    topic: 'orders',
+    prefetch: 25,
+    sendDelayMs: 0,
+    hang: false,
+    key: { from: 'none' },
+  });
+  assert.equal((config.bridges[0]!.target as { destination: string }).destination, 'queue://${literal}');
+  assert.ok(config.secrets.has(env.BROKER_URL));
+
+  assert.deepEqual(problemsOf(text, { ...options, env: { PREFETCH: '25', TOPIC: 'o' } }), [
+    "gw.yaml:3:34: bridges[0].source.url: environment variable 'BROKER_URL' is not set: export it before starting the gateway",
+  ]);
+  const leaked = problemsOf(text, { ...options, env: { ...env, BROKER_URL: 'http://s3cret-host' } });
+  assert.deepEqual(leaked, ['gw.yaml:3:34: bridges[0].source.url: expected a string matching ^memory://']);
+  assert.ok(!leaked.join('\n').includes('s3cret'));
+  const unknownType = problemsOf(yaml('bridges:', '  - name: x', '    source: { type: "${T}" }'), {
+    ...options,
+    env: { T: 'supersecret' },
+  });
+  assert.ok(unknownType.some((p) => p.includes("unknown connector type '***'")));
+  assert.ok(!unknownType.join('\n').includes('supersecret'));
+});
+
+test('config - an unknown connector type lists the known ones', () => {
+  const problems = problemsOf(
+    yaml(
+      'bridges:',
+      '  - name: a',
+      '    source: { type: memoryy, topic: t }',
+      '    target: { type: jms, destination: queue://out }',
+    ),
+  );
+  assert.deepEqual(problems, [
+    "gw.yaml:3:21: bridges[0].source.type: unknown connector type 'memoryy' (did you mean 'memory'? known: jms, memory, sinkonly)",
+  ]);
+});
+
+test('config - broker endpoints merge over a named connection, whose problems are reported once', () => {
+  const text = yaml(
+    'connections:',
+    '  main: { type: memory, url: "memory://main", prefetch: 5 }',
+    'bridges:',
+    '  - name: a',
+    '    source: { type: memory, connection: main, topic: in }',
+    '    target: { type: memory, connection: main, topic: out, prefetch: 7 }',
+  );
+  const { config } = parseConfig(text, 'gw.yaml', options);
+  const { source, target } = config.bridges[0]!;
+  assert.deepEqual((source as { config: unknown }).config, {
+    url: 'memory://main',
+    topic: 'in',
+    prefetch: 5,
+    sendDelayMs: 0,
+    hang: false,
+    key: { from: 'none' },
+  });
+  assert.equal((target as { connection: string }).connection, 'main');
+  assert.equal((target as { config: { prefetch: number } }).config.prefetch, 7);
+
+  assert.deepEqual(
+    problemsOf(
+      yaml(
+        'connections:',
+        '  main: { type: memory, url: "http://x", colour: red }',
+        '  other: { type: sinkonly, url: x }',
+        'bridges:',
+        '  - name: a',
+        '    source: { type: memory, connection: main, topic: in }',
+        '    target: { type: memory, connection: nope, topic: out }',
+        '    errorDestination: { type: memory, connection: other, topic: e }',
+        '  - name: b',
+        '    source: { type: memory, topic: in }',
+        '    target: { type: sinkonly, url: x }',
+      ),
+    ),
+    [
+      'gw.yaml:2:30: connections.main.url: expected a string matching ^memory://',
+      'gw.yaml:2:42: connections.main.colour: unknown setting (known: hang, key, prefetch, sendDelayMs, topic, url)',
+      "gw.yaml:7:41: bridges[0].target.connection: unknown connection 'nope' (known: main, other)",
+      "gw.yaml:8:51: bridges[0].errorDestination.connection: connection 'other' is of type 'sinkonly', this endpoint of type 'memory'",
+      'gw.yaml:10:13: bridges[1].source.url: is required: Broker URL. (set it here, or in a connection named with `connection:`)',
+    ],
+  );
+});
+
+test('config - connectors check their endpoints, and the role each may play', () => {
+  assert.deepEqual(
+    problemsOf(
+      yaml(
+        'bridges:',
+        '  - name: a',
+        '    source: { type: sinkonly, url: x }',
+        '    target: { type: jms, destination: queue://out }',
+        '  - name: b',
+        '    source: { type: memory, url: "memory://x", topic: "a#b" }',
+        '    target: { type: memory, url: "memory://x", topic: t, key: { from: xpath, expression: "/order[" } }',
+      ),
+    ),
+    [
+      "gw.yaml:3:21: bridges[0].source.type: connector 'sinkonly' cannot be a source",
+      'gw.yaml:6:55: bridges[1].source.topic: must not contain #',
+      "gw.yaml:7:90: bridges[1].target.key.expression: invalid XPath expression '/order[': XPath parse error",
+    ],
+  );
+});
+
+test('config - the built-in connectors check their own cross-field rules', () => {
+  const problems = problemsOf(
+    yaml(
+      'bridges:',
+      '  - name: a',
+      '    source: { type: amqp, url: "amqp://localhost" }',
+      '    target: { type: kafka, brokers: ["k:9092"], topic: t, idempotent: true, acks: 1 }',
+    ),
+    { registry: builtinRegistry, env: {} },
+  );
+  assert.deepEqual(problems, [
+    'gw.yaml:3:13: bridges[0].source.queue: is required for an amqp source: the queue to consume',
+    'gw.yaml:4:83: bridges[0].target.acks: expected -1 (all in-sync replicas) while idempotent is true',
+  ]);
+});
+
+test('config - bridges: selectors, names, loops, durable subscriptions and references are checked', () => {
+  const problems = problemsOf(
+    yaml(
+      'engine: { autoCreateDestinations: false }',
+      'destinations:',
+      '  queues: [{ name: in }, { name: out }]',
+      '  topics: [{ name: events }]',
+      'bridges:',
+      '  - name: a',
+      '    source: { type: jms, destination: queue://in, selector: "color = " }',
+      '    target: { type: jms, destination: queue://missing }',
+      '    selector: "x = 1"',
+      '  - name: a',
+      '    source: { type: jms, destination: queue://in, durable: { clientId: c, name: s } }',
+      '    target: { type: jms, destination: queue://in }',
+      '  - name: b',
+      '    source: { type: jms, destination: topic://events, durable: { clientId: c, name: s2 } }',
+      '    target: { type: jms, destination: queue://out }',
+      '    retry: { delay: { kind: fixed }, limit: -2 }',
+      '    reconnect: { minMs: 100, maxMs: 10 }',
+    ),
+  );
+  assert.deepEqual(problems, [
+    "gw.yaml:7:61: bridges[0].source.selector: not a valid selector: invalid selector at column 8: expected a value after '=' but found end of selector",
+    "gw.yaml:8:39: bridges[0].target.destination: destination 'queue://missing' is not declared under destinations: declare it, or set engine.autoCreateDestinations: true",
+    'gw.yaml:9:15: bridges[0].selector: the source has a selector too: keep one (for a jms source they mean the same)',
+    "gw.yaml:10:11: bridges[1].name: bridge 'a' is declared twice (first at bridges[0])",
+    'gw.yaml:11:60: bridges[1].source.durable: a durable subscription needs a topic source (topic://name)',
+    'gw.yaml:12:39: bridges[1].target.destination: is the source destination too: the bridge would loop',
+    "gw.yaml:14:76: bridges[2].source.durable.clientId: client id 'c' is already used by bridges[1]: a client id belongs to one connection at a time",
+    'gw.yaml:16:21: bridges[2].retry.delay.ms: is required: The delay, ms.',
+    'gw.yaml:16:45: bridges[2].retry.limit: expected an integer >= -1',
+    'gw.yaml:17:37: bridges[2].reconnect.maxMs: expected at least minMs (100)',
+  ]);
+});
+
+test('config - the admin token only comes from the environment', () => {
+  assert.deepEqual(problemsOf(yaml('admin:', '  token: abc')), [
+    'gw.yaml:2:3: admin.token: the admin token is never written in the configuration: set the environment variable JMS_GATEWAY_ADMIN_TOKEN',
+  ]);
+  assert.deepEqual(problemsOf(yaml('admin:', '  host: 0.0.0.0')), [
+    "gw.yaml:2:9: admin.host: '0.0.0.0' is not loopback, so the admin API needs a token: set the environment variable JMS_GATEWAY_ADMIN_TOKEN, or listen on 127.0.0.1",
+  ]);
+  assert.deepEqual(
+    problemsOf(yaml('admin:', '  host: 0.0.0.0'), { ...options, env: { JMS_GATEWAY_ADMIN_TOKEN: 't' } }),
+    [],
   );
 });

@@ -1,0 +1,266 @@
+/**
+ * The checks that span fields, run on validated data: names are unique, references resolve,
+ * selectors, schedules and XPath expressions parse, endpoints can play their role, and each
+ * connector accepts its endpoint (its constructor runs; nothing connects). Together with the
+ * schema they catch what starting the gateway would refuse.
+ */
+import { isLoopback } from '../admin/server.js';
+import { parseSchedule } from '../jms/schedule.js';
+import { parseSelector } from '../jms/selector/index.js';
+import { CompiledXPath } from '../jms/selector/xpath/compiled-xpath.js';
+import { ConfigValidationError, type ConnectorContext } from '../spi/index.js';
+import type { InternalEndpointConfig } from './gateway-config.js';
+import type { ResolvedConnectorEndpoint } from './validate.js';
+import type { Problem } from './yaml-source.js';
+
+type Plain = Record<string, unknown>;
+type InternalEndpoint = Partial<InternalEndpointConfig> & { type: 'jms' };
+type Endpoint = InternalEndpoint | ResolvedConnectorEndpoint;
+
+const isInternal = (endpoint: Endpoint | undefined): endpoint is InternalEndpoint => endpoint?.type === 'jms';
+type Role = 'source' | 'target' | 'errorDestination';
+
+const silent = { error() {}, warn() {}, info() {}, debug() {} };
+
+/** The environment variable the admin token comes from. */
+export const ADMIN_TOKEN_ENV = 'JMS_GATEWAY_ADMIN_TOKEN';
+
+/** Problems in validated `data` (which may have holes where validation failed). */
+export function checkConfig(data: Plain, env: Readonly<Record<string, string | undefined>>): Problem[] {
+  const problems: Problem[] = [];
+  const report = (path: string, message: string) => problems.push({ path, message });
+  const engine = (data.engine ?? {}) as Plain;
+  const autoCreate = engine.autoCreateDestinations !== false;
+  const declared = checkDestinations((data.destinations ?? {}) as Plain, report);
+  const references = (path: string, destination: unknown) => {
+    if (typeof destination !== 'string' || autoCreate || declared.has(destination)) return;
+    report(
+      path,
+      `destination '${destination}' is not declared under destinations: declare it, or set engine.autoCreateDestinations: true`,
+    );
+  };
+  forEachDestination((data.destinations ?? {}) as Plain, (entry, path) => {
+    references(`${path}.errorDestination`, entry.errorDestination);
+    if (isPlain(entry.memberOptions))
+      references(`${path}.memberOptions.errorDestination`, entry.memberOptions.errorDestination);
+  });
+  checkBridges((data.bridges ?? []) as unknown[], references, report);
+  const admin = (data.admin ?? {}) as Plain;
+  if (
+    admin.enabled !== false &&
+    typeof admin.host === 'string' &&
+    !isLoopback(admin.host) &&
+    !env[ADMIN_TOKEN_ENV]
+  )
+    report(
+      'admin.host',
+      `'${admin.host}' is not loopback, so the admin API needs a token: set the environment variable ${ADMIN_TOKEN_ENV}, or listen on 127.0.0.1`,
+    );
+  return problems;
+}
+
+const isPlain = (value: unknown): value is Plain =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function forEachDestination(
+  destinations: Plain,
+  fn: (entry: Plain, path: string, kind: string) => void,
+): void {
+  for (const kind of ['queues', 'topics', 'distributedQueues', 'distributedTopics']) {
+    const list = destinations[kind];
+    if (!Array.isArray(list)) continue;
+    list.forEach((entry, index) => {
+      if (isPlain(entry)) fn(entry, `destinations.${kind}[${index}]`, kind);
+    });
+  }
+}
+
+/** Checks names, schedules and options; returns every destination a bridge may name (`queue://x`). */
+function checkDestinations(
+  destinations: Plain,
+  report: (path: string, message: string) => void,
+): Set<string> {
+  const declared = new Set<string>();
+  const plain = new Set<string>();
+  const first = new Map<string, string>();
+  forEachDestination(destinations, (entry, path, kind) => {
+    const scheme = kind.toLowerCase().includes('queue') ? 'queue' : 'topic';
+    const name = entry.name;
+    if (typeof name !== 'string') return;
+    const uri = `${scheme}://${name}`;
+    const distributed = kind.startsWith('distributed');
+    const earlier = first.get(uri);
+    if (earlier !== undefined) report(`${path}.name`, `'${uri}' is declared twice (first at ${earlier})`);
+    else first.set(uri, path);
+    declared.add(uri);
+    if (!distributed) plain.add(uri);
+    checkOptions(entry, path, report);
+    if (!distributed) return;
+    if (isPlain(entry.memberOptions)) checkOptions(entry.memberOptions, `${path}.memberOptions`, report);
+    const members = Array.isArray(entry.members) ? entry.members : [];
+    const seen = new Set<string>();
+    members.forEach((member, index) => {
+      if (!isPlain(member) || typeof member.name !== 'string') return;
+      if (member.name === name)
+        report(`${path}.members[${index}].name`, `a member cannot have the distributed ${scheme}'s own name`);
+      if (seen.has(member.name))
+        report(`${path}.members[${index}].name`, `member '${member.name}' is listed twice`);
+      seen.add(member.name);
+      declared.add(`${scheme}://${member.name}`);
+      declared.add(`${uri}/${member.name}`);
+    });
+    if (members.length === 0 && Array.isArray(entry.members))
+      report(`${path}.members`, 'expected at least one member');
+  });
+  return declared;
+}
+
+function checkOptions(options: Plain, path: string, report: (path: string, message: string) => void): void {
+  if (typeof options.timeToDeliverOverride === 'string') {
+    try {
+      parseSchedule(options.timeToDeliverOverride);
+    } catch (error) {
+      report(`${path}.timeToDeliverOverride`, `not a valid schedule: ${messageOf(error)}`);
+    }
+  }
+  const policy = options.expirationPolicy;
+  if (isPlain(policy) && policy.fields !== undefined && policy.policy !== 'log')
+    report(`${path}.expirationPolicy.fields`, "only applies with policy: 'log'");
+  const thresholds = options.thresholds;
+  if (isPlain(thresholds))
+    for (const unit of ['messages', 'bytes']) {
+      const high = thresholds[`${unit}High`];
+      const low = thresholds[`${unit}Low`];
+      if (typeof high === 'number' && typeof low === 'number' && low > high)
+        report(`${path}.thresholds.${unit}Low`, `expected at most ${unit}High (${high})`);
+    }
+}
+
+function checkBridges(
+  bridges: unknown[],
+  references: (path: string, destination: unknown) => void,
+  report: (path: string, message: string) => void,
+): void {
+  const names = new Map<string, string>();
+  const clientIds = new Map<string, string>();
+  bridges.forEach((entry, index) => {
+    if (!isPlain(entry)) return;
+    const path = `bridges[${index}]`;
+    if (typeof entry.name === 'string') {
+      const earlier = names.get(entry.name);
+      if (earlier !== undefined)
+        report(`${path}.name`, `bridge '${entry.name}' is declared twice (first at ${earlier})`);
+      else names.set(entry.name, path);
+    }
+    const source = entry.source as Endpoint | undefined;
+    const target = entry.target as Endpoint | undefined;
+    const errorDestination = entry.errorDestination as Endpoint | undefined;
+    const context: ConnectorContext = {
+      name: typeof entry.name === 'string' ? entry.name : `bridge-${index}`,
+      logger: silent,
+    };
+    for (const [role, endpoint] of [
+      ['source', source],
+      ['target', target],
+      ['errorDestination', errorDestination],
+    ] as const) {
+      if (endpoint === undefined) continue;
+      const at = `${path}.${role}`;
+      if (isInternal(endpoint)) references(`${at}.destination`, endpoint.destination);
+      else {
+        const name = role === 'errorDestination' ? `${context.name}-errors` : context.name;
+        checkConnectorEndpoint(endpoint, role, at, { ...context, name }, report);
+      }
+    }
+    const selector = entry.selector;
+    if (isInternal(source)) {
+      if (typeof selector === 'string' && typeof source.selector === 'string')
+        report(
+          `${path}.selector`,
+          'the source has a selector too: keep one (for a jms source they mean the same)',
+        );
+      checkSelector(source.selector, `${path}.source.selector`, report);
+      if (source.durable !== undefined) {
+        if (typeof source.destination === 'string' && !source.destination.startsWith('topic://'))
+          report(`${path}.source.durable`, 'a durable subscription needs a topic source (topic://name)');
+        const clientId = source.durable.clientId;
+        const earlier = clientIds.get(clientId);
+        if (earlier !== undefined)
+          report(
+            `${path}.source.durable.clientId`,
+            `client id '${clientId}' is already used by ${earlier}: a client id belongs to one connection at a time`,
+          );
+        else clientIds.set(clientId, path);
+      }
+      if (
+        isInternal(target) &&
+        typeof source.destination === 'string' &&
+        source.destination === target.destination
+      )
+        report(`${path}.target.destination`, 'is the source destination too: the bridge would loop');
+    }
+    checkSelector(selector, `${path}.selector`, report);
+    const reconnect = entry.reconnect;
+    if (isPlain(reconnect) && typeof reconnect.minMs === 'number' && typeof reconnect.maxMs === 'number')
+      if (reconnect.maxMs < reconnect.minMs)
+        report(`${path}.reconnect.maxMs`, `expected at least minMs (${reconnect.minMs})`);
+  });
+}
+
+function checkSelector(
+  selector: unknown,
+  path: string,
+  report: (path: string, message: string) => void,
+): void {
+  if (typeof selector !== 'string') return;
+  try {
+    parseSelector(selector);
+  } catch (error) {
+    report(path, `not a valid selector: ${messageOf(error)}`);
+  }
+}
+
+/**
+ * The connector must play the role, and accept the configuration: its source or sink is
+ * constructed (connectors check fields that depend on each other there) and closed unused.
+ */
+function checkConnectorEndpoint(
+  endpoint: ResolvedConnectorEndpoint,
+  role: Role,
+  path: string,
+  context: ConnectorContext,
+  report: (path: string, message: string) => void,
+): void {
+  const { connector } = endpoint;
+  if (typeof connector[role === 'source' ? 'createSource' : 'createSink'] !== 'function') {
+    report(
+      `${path}.type`,
+      `connector '${connector.type}' cannot be a ${role === 'source' ? 'source' : 'target'}`,
+    );
+    return;
+  }
+  if (endpoint.config === undefined) return;
+  const key = (endpoint.config as Plain).key;
+  // The Kafka sink keys records by an XPath the gateway evaluates (connectors/kafka spec): compile it now.
+  if (role !== 'source' && isPlain(key) && key.from === 'xpath' && typeof key.expression === 'string') {
+    try {
+      new CompiledXPath(key.expression);
+    } catch (error) {
+      report(`${path}.key.expression`, messageOf(error));
+    }
+  }
+  try {
+    const made =
+      role === 'source'
+        ? connector.createSource!(endpoint.config, context)
+        : connector.createSink!(endpoint.config, context);
+    void made.close().catch(() => undefined);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) report(`${path}.${error.path}`, error.expected);
+    else report(path, messageOf(error));
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,87 @@
+/**
+ * Builds a bridge's sources and sinks from endpoint configurations: the gateway's own queues and
+ * topics through the bridge runtime's internal endpoints, broker endpoints through their
+ * connector. Nothing connects here; the bridge connects when it starts.
+ */
+import { InternalSink, InternalSource } from '../bridge/index.js';
+import type { ConnectorEndpointConfig, EndpointConfig } from '../config/gateway-config.js';
+import { isInternalEndpoint } from '../config/gateway-config.js';
+import type { JmsEngine } from '../jms/engine.js';
+import { InvalidArgumentError } from '../jms/errors.js';
+import type { ConnectorContext, Sink, Source } from '../spi/index.js';
+import type { GatewayLogger } from './logger.js';
+import type { XPathEvaluator } from './xpath-evaluator.js';
+
+/** What building an endpoint needs. */
+export interface EndpointServices {
+  readonly engine: JmsEngine;
+  readonly logger: GatewayLogger;
+  /** Ms an internal sink waits for room before the bridge backs off (the connection factory's send timeout). */
+  readonly sendTimeoutMs: number;
+  readonly evaluateXPath: XPathEvaluator;
+}
+
+/**
+ * What a connector gets: its bridge's name (client ids, logs), a logger, and the runtime's XPath
+ * evaluator for connectors that key by the body (the Kafka sink's `key.from: xpath`).
+ */
+export interface GatewayConnectorContext extends ConnectorContext {
+  readonly evaluateXPath: XPathEvaluator;
+}
+
+/** The source of a bridge; `selector` is the internal source's consumer selector (BRG-3). */
+export function createSource(
+  endpoint: EndpointConfig,
+  name: string,
+  selector: string | undefined,
+  services: EndpointServices,
+): Source {
+  if (isInternalEndpoint(endpoint))
+    return new InternalSource({
+      engine: services.engine,
+      destination: endpoint.destination,
+      ...(selector === undefined ? {} : { selector }),
+      ...(endpoint.durable === undefined ? {} : { durable: endpoint.durable }),
+      ...(endpoint.session === undefined ? {} : { session: endpoint.session }),
+      ...(endpoint.transactionSize === undefined ? {} : { transactionSize: endpoint.transactionSize }),
+    });
+  const { connector } = endpoint;
+  if (!connector.createSource)
+    throw new InvalidArgumentError(`connector '${connector.type}' cannot be a source`);
+  return connector.createSource(endpoint.config, context(endpoint, name, 'source', services));
+}
+
+/** A sink: a bridge's target or its error destination (`side` names it in logs). */
+export function createSink(
+  endpoint: EndpointConfig,
+  name: string,
+  side: 'target' | 'errorDestination',
+  services: EndpointServices,
+): Sink {
+  if (isInternalEndpoint(endpoint))
+    return new InternalSink({
+      engine: services.engine,
+      destination: endpoint.destination,
+      sendTimeoutMs: endpoint.sendTimeoutMs ?? services.sendTimeoutMs,
+    });
+  const { connector } = endpoint;
+  if (!connector.createSink)
+    throw new InvalidArgumentError(`connector '${connector.type}' cannot be a target`);
+  // Client ids derive from the context name: an error destination on the same broker as the
+  // target must not take the target's (MQTT brokers disconnect the older of two equal ids).
+  const contextName = side === 'target' ? name : `${name}-errors`;
+  return connector.createSink(endpoint.config, context(endpoint, contextName, side, services));
+}
+
+function context(
+  endpoint: ConnectorEndpointConfig,
+  name: string,
+  side: string,
+  services: EndpointServices,
+): GatewayConnectorContext {
+  return {
+    name,
+    logger: services.logger.child({ component: 'connector', connector: endpoint.type, side }),
+    evaluateXPath: services.evaluateXPath,
+  };
+}

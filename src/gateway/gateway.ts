@@ -1,0 +1,436 @@
+/**
+ * The gateway: from a validated configuration, the store, the engine with its destinations, the
+ * bridges between them and the brokers, and the admin API; started together, stopped in order
+ * (bridges drain first, then the admin API, the engine and the store close).
+ */
+import { mkdir } from 'node:fs/promises';
+import { sep } from 'node:path';
+import { type AdminServer, startAdminServer } from '../admin/server.js';
+import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
+import { BRIDGE_DEFAULTS, Bridge, type BridgeConfig, MemoryDuplicateWindow } from '../bridge/index.js';
+import {
+  type BridgeSpec,
+  type DestinationConfig,
+  type DistributedDestinationConfig,
+  type GatewayConfig,
+  describeEndpoint,
+  isInternalEndpoint,
+} from '../config/gateway-config.js';
+import { ADMIN_TOKEN_ENV } from '../config/checks.js';
+import { ConnectionFactory } from '../jms/client/connection-factory.js';
+import { type Clock, systemClock } from '../jms/clock.js';
+import { Queue, Topic } from '../jms/destination/destination.js';
+import type { DestinationOptions } from '../jms/destination/destination-options.js';
+import { JmsEngine } from '../jms/engine.js';
+import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
+import type { MessageStore } from '../jms/store-port.js';
+import { FileStore } from '../store/file-store.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { type EndpointServices, createSink, createSource } from './endpoints.js';
+import { type GatewayLogger, silentGatewayLogger } from './logger.js';
+import { createXPathEvaluator } from './xpath-evaluator.js';
+
+/** What `start` takes besides the configuration. */
+export interface GatewayStartOptions {
+  /** Overrides `admin.port` (`run --admin-port`; 0 picks a free port). */
+  readonly adminPort?: number;
+  /** The admin API's bearer token. Default: the environment variable JMS_GATEWAY_ADMIN_TOKEN. */
+  readonly adminToken?: string;
+  /** Time for the engine and the bridges; tests pass a fake clock. Default: the system clock. */
+  readonly clock?: Clock;
+  /** Use this store instead of the configured one (tests, embedding). */
+  readonly store?: MessageStore;
+}
+
+/** A bridge as the admin API shows it. */
+export interface GatewayBridgeView extends BridgeView {
+  /** The source, e.g. `amqp queue 'orders'` or `queue://orders` (no secrets). */
+  readonly source: string;
+  readonly target: string;
+}
+
+/** The bridges as the admin API controls them, with their endpoints in the list. */
+export interface GatewayBridgeControl extends BridgeControl {
+  list(): GatewayBridgeView[];
+}
+
+/** A problem found while building from a configuration, with the path of the item it concerns. */
+export interface BuildProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+interface BridgeEntry {
+  readonly spec: BridgeSpec;
+  readonly bridge: Bridge;
+}
+
+/** Time a stop keeps for closing the admin API, engine and store after the bridges drained. */
+function closeReserveMs(deadlineMs: number): number {
+  return Math.min(2_000, Math.floor(deadlineMs / 5));
+}
+
+/** A running gateway. */
+export class Gateway {
+  readonly engine: JmsEngine;
+  /** A connection factory with the configured settings, for programs that embed the gateway. */
+  readonly connectionFactory: ConnectionFactory;
+  readonly #config: GatewayConfig;
+  readonly #logger: GatewayLogger;
+  readonly #bridges: Map<string, BridgeEntry>;
+  readonly #starts = new Set<Promise<void>>();
+  #admin: AdminServer | undefined;
+  #stopping: Promise<{ clean: boolean }> | undefined;
+
+  private constructor(
+    config: GatewayConfig,
+    engine: JmsEngine,
+    bridges: Map<string, BridgeEntry>,
+    logger: GatewayLogger,
+  ) {
+    this.#config = config;
+    this.engine = engine;
+    this.#bridges = bridges;
+    this.#logger = logger;
+    this.connectionFactory = new ConnectionFactory(engine, config.connectionFactory);
+  }
+
+  /**
+   * Opens the store and the engine, creates the destinations, builds the bridges, starts the
+   * admin API and then the bridges (which connect in the background, retrying with backoff).
+   * Anything that fails before that closes what was opened and rejects.
+   */
+  static async start(
+    config: GatewayConfig,
+    logger: GatewayLogger,
+    options: GatewayStartOptions = {},
+  ): Promise<Gateway> {
+    const clock = options.clock ?? systemClock;
+    const store = options.store ?? (await openStore(config, logger));
+    let engine: JmsEngine;
+    try {
+      engine = await openEngine(config, store, clock, logger.child({ component: 'engine' }));
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    let gateway: Gateway | undefined;
+    try {
+      await createDestinations(engine, config, logger.child({ component: 'gateway' }));
+      const bridges = buildBridges(engine, config, clock, logger);
+      const created = new Gateway(config, engine, bridges, logger.child({ component: 'gateway' }));
+      gateway = created;
+      if (config.admin.enabled) {
+        gateway.#admin = await startAdminServer({
+          engine,
+          host: config.admin.host,
+          port: options.adminPort ?? config.admin.port,
+          token: options.adminToken ?? process.env[ADMIN_TOKEN_ENV],
+          bridges: gateway.control,
+          ready: () => created.#stopping === undefined,
+          logger: logger.child({ component: 'admin' }),
+        });
+      }
+    } catch (error) {
+      await engine.close().catch(() => undefined);
+      throw error;
+    }
+    for (const { spec, bridge } of gateway.#bridges.values()) if (spec.autoStart) gateway.#start(bridge);
+    return gateway;
+  }
+
+  /**
+   * Builds everything `start` would on an in-memory engine, without the store, the admin API or
+   * any connection, and reports what fails with the path of its item (`validate`'s last check).
+   */
+  static async check(config: GatewayConfig): Promise<BuildProblem[]> {
+    const problems: BuildProblem[] = [];
+    const engine = await openEngine(config, new MemoryStore(), systemClock, silentGatewayLogger);
+    try {
+      await createDestinations(engine, config, silentGatewayLogger, (path, error) =>
+        problems.push({ path, message: messageOf(error) }),
+      );
+      buildBridges(engine, config, systemClock, silentGatewayLogger, (path, error) =>
+        problems.push({ path, message: messageOf(error) }),
+      );
+    } finally {
+      await engine.close();
+    }
+    return problems;
+  }
+
+  /** The admin API's address (`http://127.0.0.1:8161`), when it runs. */
+  get adminUrl(): string | undefined {
+    return this.#admin?.url;
+  }
+
+  /** Bridge names, in configuration order. */
+  get bridgeNames(): string[] {
+    return [...this.#bridges.keys()];
+  }
+
+  /** A bridge by name (status, counters, listeners), for tests and embedding programs. */
+  bridge(name: string): Bridge | undefined {
+    return this.#bridges.get(name)?.bridge;
+  }
+
+  /** The bridges as the admin API controls them (BRG-7). */
+  get control(): GatewayBridgeControl {
+    return {
+      list: () => [...this.#bridges.values()].map(viewOf),
+      pause: async (name) => this.#entry(name).bridge.pause(),
+      resume: async (name) => this.#entry(name).bridge.resume(),
+      restart: async (name) => {
+        const { bridge } = this.#entry(name);
+        if (this.#stopping) throw new IllegalStateError('the gateway is stopping');
+        this.#logger.info({ bridge: name }, 'restarting bridge');
+        await bridge.stop();
+        this.#start(bridge);
+      },
+    };
+  }
+
+  /**
+   * Stops the bridges, letting in-flight messages finish (each bridge gives back what is left at
+   * its stop timeout, which defaults to fit the deadline), then closes the admin API, the engine
+   * and the store. Past `deadlineMs` it closes anyway and reports `clean: false`.
+   */
+  stop(deadlineMs: number = this.#config.shutdown.deadlineMs): Promise<{ clean: boolean }> {
+    return (this.#stopping ??= this.#stop(deadlineMs));
+  }
+
+  async #stop(deadlineMs: number): Promise<{ clean: boolean }> {
+    const inFlight = [...this.#bridges.values()].reduce((n, e) => n + e.bridge.counters.inFlight, 0);
+    this.#logger.info({ deadlineMs, bridges: this.#bridges.size, inFlight }, 'stopping bridges');
+    const stopped = Promise.allSettled(
+      [...this.#bridges.values()].map(async ({ bridge }) => {
+        await bridge.stop();
+      }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const clean = await Promise.race([
+      stopped.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!clean) {
+      const running = [...this.#bridges.values()]
+        .filter(({ bridge }) => bridge.status !== 'stopped')
+        .map(({ bridge }) => bridge.name);
+      this.#logger.error(
+        { bridges: running, deadlineMs },
+        'bridges did not stop within the shutdown deadline: closing anyway (unsettled messages are redelivered after restart)',
+      );
+    }
+    await Promise.allSettled([...this.#starts]);
+    await this.#admin?.close();
+    await this.engine.close();
+    return { clean };
+  }
+
+  #entry(name: string): BridgeEntry {
+    const entry = this.#bridges.get(name);
+    if (!entry) throw new IllegalStateError(`there is no bridge '${name}'`);
+    return entry;
+  }
+
+  #start(bridge: Bridge): void {
+    const starting = bridge
+      .start()
+      .catch((error: unknown) =>
+        this.#logger.error({ bridge: bridge.name, err: error }, 'bridge did not start'),
+      )
+      .finally(() => this.#starts.delete(starting));
+    this.#starts.add(starting);
+  }
+}
+
+function viewOf({ spec, bridge }: BridgeEntry): GatewayBridgeView {
+  const { lastError, ...counters } = bridge.counters;
+  return {
+    name: bridge.name,
+    status: bridge.status,
+    counters,
+    lastError: lastError?.message,
+    source: describeEndpoint(spec.source),
+    target: describeEndpoint(spec.target),
+  };
+}
+
+async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<MessageStore> {
+  if (config.store.memory) return new MemoryStore();
+  await mkdir(config.store.path, { recursive: true });
+  // A path ending in the separator is a directory to the file store: `gateway.db` goes inside.
+  const path = config.store.path.endsWith(sep) ? config.store.path : `${config.store.path}${sep}`;
+  return FileStore.open({
+    path,
+    synchronous: config.store.synchronous,
+    logger: logger.child({ component: 'store' }),
+  });
+}
+
+function openEngine(
+  config: GatewayConfig,
+  store: MessageStore,
+  clock: Clock,
+  logger: GatewayLogger,
+): Promise<JmsEngine> {
+  const { throttling, quota } = config.engine;
+  return JmsEngine.open({
+    store,
+    clock,
+    logger,
+    autoCreateDestinations: config.engine.autoCreateDestinations,
+    expirationScanIntervalMs: config.engine.expirationScanIntervalMs,
+    quota,
+    throttling: throttling.enabled
+      ? {
+          serverThreshold: throttling.serverThreshold,
+          destinationThreshold: throttling.destinationThreshold,
+          lag: throttling.lag,
+        }
+      : false,
+  });
+}
+
+type OnProblem = (path: string, error: unknown) => void;
+
+const rethrow: OnProblem = (path, error) => {
+  throw new IllegalStateError(`cannot build ${path}: ${messageOf(error)}`, { cause: error });
+};
+
+/**
+ * Creates the declared destinations. One that exists already (made by an earlier run and kept in
+ * the store) keeps its settings: the engine does not change a live destination's settings, so a
+ * difference is logged.
+ */
+async function createDestinations(
+  engine: JmsEngine,
+  config: GatewayConfig,
+  logger: GatewayLogger,
+  onProblem: OnProblem = rethrow,
+): Promise<void> {
+  const plain: [string, 'queue' | 'topic', readonly DestinationConfig[]][] = [
+    ['queues', 'queue', config.destinations.queues],
+    ['topics', 'topic', config.destinations.topics],
+  ];
+  for (const [key, kind, list] of plain) {
+    for (const [index, destination] of list.entries()) {
+      try {
+        const handle = kind === 'queue' ? new Queue(destination.name) : new Topic(destination.name);
+        const existing = engine.resolveExisting(handle)?.options;
+        if (existing !== undefined && canonical(existing) !== canonical(destination.options))
+          logger.warn(
+            { destination: handle.toString() },
+            'destination exists in the store with other settings; it keeps them (delete it through the admin API and restart to apply the configured ones)',
+          );
+        if (kind === 'queue') await engine.createQueue(destination.name, destination.options);
+        else await engine.createTopic(destination.name, destination.options);
+      } catch (error) {
+        onProblem(`destinations.${key}[${index}]`, error);
+      }
+    }
+  }
+  const distributed: [string, 'queue' | 'topic', readonly DistributedDestinationConfig[]][] = [
+    ['distributedQueues', 'queue', config.destinations.distributedQueues],
+    ['distributedTopics', 'topic', config.destinations.distributedTopics],
+  ];
+  for (const [key, kind, list] of distributed) {
+    for (const [index, destination] of list.entries()) {
+      try {
+        await engine.createDistributedDestination(kind, destination.name, destination.members, {
+          loadBalancing: destination.loadBalancing,
+          memberOptions: destination.memberOptions,
+        });
+      } catch (error) {
+        // Recovered from the store by an earlier run: it is there already.
+        if (error instanceof InvalidDestinationError && /already exists/.test(error.message)) continue;
+        onProblem(`destinations.${key}[${index}]`, error);
+      }
+    }
+  }
+}
+
+/** Constructs every bridge (nothing connects until it starts). */
+function buildBridges(
+  engine: JmsEngine,
+  config: GatewayConfig,
+  clock: Clock,
+  logger: GatewayLogger,
+  onProblem: OnProblem = rethrow,
+): Map<string, BridgeEntry> {
+  const services: EndpointServices = {
+    engine,
+    logger,
+    sendTimeoutMs: config.connectionFactory.sendTimeout,
+    evaluateXPath: createXPathEvaluator(),
+  };
+  const deadlineMs = config.shutdown.deadlineMs;
+  const bridges = new Map<string, BridgeEntry>();
+  for (const [index, spec] of config.bridges.entries()) {
+    try {
+      const bridgeLogger = logger.child({ component: 'bridge' });
+      const bridge = new Bridge(bridgeConfig(spec, services, deadlineMs - closeReserveMs(deadlineMs)), {
+        clock,
+        logger: bridgeLogger,
+        ...(spec.qos === 'exactly-once'
+          ? {
+              duplicateWindow: new MemoryDuplicateWindow({
+                maxEntries: spec.duplicateWindow.maxEntries,
+                ...(spec.duplicateWindow.maxAgeMs === undefined
+                  ? {}
+                  : { maxAgeMs: spec.duplicateWindow.maxAgeMs, clock }),
+              }),
+            }
+          : {}),
+      });
+      bridges.set(spec.name, { spec, bridge });
+    } catch (error) {
+      onProblem(`bridges[${index}]`, error);
+    }
+  }
+  return bridges;
+}
+
+function bridgeConfig(spec: BridgeSpec, services: EndpointServices, stopTimeoutMs: number): BridgeConfig {
+  const internalSource = isInternalEndpoint(spec.source);
+  // On a jms source the bridge selector is the consumer's, so non-matching queue messages stay (BRG-3).
+  const sourceSelector = internalSource ? (spec.source.selector ?? spec.selector) : undefined;
+  return {
+    name: spec.name,
+    source: createSource(spec.source, spec.name, sourceSelector, services),
+    sink: createSink(spec.target, spec.name, 'target', services),
+    ...(spec.errorDestination === undefined
+      ? {}
+      : { errorDestination: createSink(spec.errorDestination, spec.name, 'errorDestination', services) }),
+    qos: spec.qos,
+    ...(internalSource || spec.selector === undefined ? {} : { selector: spec.selector }),
+    ordering: spec.ordering,
+    orderingProperty: spec.orderingProperty,
+    retry: {
+      delay: spec.retry.delay ?? BRIDGE_DEFAULTS.retry.delay,
+      limit: spec.retry.limit,
+      onLimit: spec.retry.onLimit,
+    },
+    batchSize: spec.batchSize,
+    batchIntervalMs: spec.batchIntervalMs,
+    reconnect: spec.reconnect,
+    concurrency: spec.concurrency,
+    maxInFlight: spec.maxInFlight,
+    ...(spec.maxInFlightPerUnit === undefined ? {} : { maxInFlightPerUnit: spec.maxInFlightPerUnit }),
+    stopTimeoutMs: spec.stopTimeoutMs ?? Math.max(0, stopTimeoutMs),
+  };
+}
+
+/** JSON with sorted keys, to compare settings whatever their order. */
+function canonical(options: DestinationOptions): string {
+  return JSON.stringify(options, (_key, value: unknown) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
