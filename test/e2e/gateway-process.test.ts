@@ -6,6 +6,7 @@ import {
   eventually,
   killGateway,
   logLines,
+  type RunningGateway,
   repositoryRoot,
   runCli,
   startGateway,
@@ -18,18 +19,19 @@ test(
   async () => {
     // From a temporary directory, so the default store (./data) is created there, not in the repository.
     const space = await workspace();
-    let gateway;
+    let gateway: RunningGateway | undefined;
     try {
-      gateway = await startGateway(join(repositoryRoot, 'config/gateway.yaml'), space.dir);
-      assert.equal((await fetch(`${gateway.admin}/health`)).status, 200);
-      assert.equal((await fetch(`${gateway.admin}/ready`)).status, 200);
-      await adminJson(gateway.admin, '/destinations/queue/demo.in/messages', {
+      const running = await startGateway(join(repositoryRoot, 'config/gateway.yaml'), space.dir);
+      gateway = running;
+      assert.equal((await fetch(`${running.admin}/health`)).status, 200);
+      assert.equal((await fetch(`${running.admin}/ready`)).status, 200);
+      await adminJson(running.admin, '/destinations/queue/demo.in/messages', {
         method: 'POST',
         body: JSON.stringify({ type: 'text', body: 'hello' }),
       });
       const moved = await eventually(async () => {
         const messages = await adminJson<{ body: string }[]>(
-          gateway!.admin,
+          running.admin,
           '/destinations/queue/demo.out/messages',
         );
         return messages.length > 0 ? messages : undefined;
@@ -38,20 +40,20 @@ test(
         moved.map((m) => m.body),
         ['hello'],
       );
-      const metrics = await (await fetch(`${gateway.admin}/metrics`)).text();
+      const metrics = await (await fetch(`${running.admin}/metrics`)).text();
       assert.match(
         metrics,
         /jms_gateway_destination_messages_current\{destination="queue:\/\/demo.in",kind="queue"\} 0/,
       );
       const bridges = await adminJson<{ name: string; status: string; counters: { out: number } }[]>(
-        gateway.admin,
+        running.admin,
         '/bridges',
       );
       assert.deepEqual(
         bridges.map((b) => [b.name, b.status, b.counters.out]),
         [['demo', 'connected', 1]],
       );
-      const result = await gateway.stop('SIGTERM');
+      const result = await running.stop('SIGTERM');
       assert.equal(result.code, 0, result.stderr);
       const lines = logLines(result.stdout);
       assert.ok(lines.some((line) => line.msg === 'gateway ready'));
