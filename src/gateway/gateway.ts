@@ -17,6 +17,7 @@ import {
   isInternalEndpoint,
 } from '../config/gateway-config.js';
 import { ADMIN_TOKEN_ENV } from '../config/checks.js';
+import { redact } from '../config/env.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Clock, systemClock } from '../jms/clock.js';
 import { Queue, Topic } from '../jms/destination/destination.js';
@@ -27,7 +28,7 @@ import type { MessageStore } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
-import { type GatewayLogger, silentGatewayLogger } from './logger.js';
+import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { createXPathEvaluator } from './xpath-evaluator.js';
 
 /** What `start` takes besides the configuration. */
@@ -105,6 +106,7 @@ export class Gateway {
     logger: GatewayLogger,
     options: GatewayStartOptions = {},
   ): Promise<Gateway> {
+    logger = redactingLogger(logger, config.secrets);
     const clock = options.clock ?? systemClock;
     const store = options.store ?? (await openStore(config, logger));
     let engine: JmsEngine;
@@ -177,7 +179,7 @@ export class Gateway {
   /** The bridges as the admin API controls them (BRG-7). */
   get control(): GatewayBridgeControl {
     return {
-      list: () => [...this.#bridges.values()].map(viewOf),
+      list: () => [...this.#bridges.values()].map((entry) => viewOf(entry, this.#config.secrets)),
       pause: async (name) => this.#entry(name).bridge.pause(),
       resume: async (name) => this.#entry(name).bridge.resume(),
       restart: async (name) => {
@@ -245,15 +247,15 @@ export class Gateway {
   }
 }
 
-function viewOf({ spec, bridge }: BridgeEntry): GatewayBridgeView {
+function viewOf({ spec, bridge }: BridgeEntry, secrets: ReadonlySet<string>): GatewayBridgeView {
   const { lastError, ...counters } = bridge.counters;
   return {
     name: bridge.name,
     status: bridge.status,
     counters,
-    lastError: lastError?.message,
-    source: describeEndpoint(spec.source),
-    target: describeEndpoint(spec.target),
+    lastError: lastError === undefined ? undefined : redact(lastError.message, secrets),
+    source: redact(describeEndpoint(spec.source), secrets),
+    target: redact(describeEndpoint(spec.target), secrets),
   };
 }
 

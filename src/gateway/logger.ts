@@ -1,4 +1,5 @@
 /** The logging the gateway needs: the engine's levels plus child loggers, as pino's. */
+import { redact } from '../config/env.js';
 import type { EngineLogger } from '../jms/logger.js';
 
 /** A pino-shaped logger; the CLI passes its root pino logger. */
@@ -14,3 +15,37 @@ export const silentGatewayLogger: GatewayLogger = {
   debug: () => {},
   child: () => silentGatewayLogger,
 };
+
+type Level = 'error' | 'warn' | 'info' | 'debug';
+
+/**
+ * A logger that masks the configuration's secrets (values from `${ENV}` references) in messages,
+ * string fields and errors, whoever logs them: an error from a broker client may quote a URL.
+ */
+export function redactingLogger(logger: GatewayLogger, secrets: ReadonlySet<string>): GatewayLogger {
+  if (![...secrets].some((secret) => secret.length >= 4)) return logger;
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return redact(value, secrets);
+    if (value instanceof Error) {
+      const copy = new Error(redact(value.message, secrets));
+      copy.name = value.name;
+      if (value.stack !== undefined) copy.stack = redact(value.stack, secrets);
+      return copy;
+    }
+    return value;
+  };
+  const at =
+    (level: Level) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      const cleaned: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(fields)) cleaned[key] = clean(value);
+      logger[level](cleaned, redact(message, secrets));
+    };
+  return {
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    child: (bindings) => redactingLogger(logger.child(bindings), secrets),
+  };
+}

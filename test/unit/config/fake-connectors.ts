@@ -73,6 +73,8 @@ export class MemoryBroker {
       createSource: (config, context) => {
         if (config.topic.includes('#')) throw new ConfigValidationError('topic', 'must not contain #');
         this.created.push({ role: 'source', config, context });
+        // As a careless client library might: the gateway must mask it.
+        context.logger.info({ url: config.url }, `source for ${config.url}`);
         return this.#source(config.topic);
       },
       createSink: (config, context) => {

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parseConfig } from '../../../src/config/load-config.js';
 import type { GatewayConfig } from '../../../src/config/gateway-config.js';
-import { Gateway, type GatewayConnectorContext, silentGatewayLogger } from '../../../src/gateway/index.js';
+import {
+  Gateway,
+  type GatewayConnectorContext,
+  type GatewayLogger,
+  silentGatewayLogger,
+} from '../../../src/gateway/index.js';
 import { DeliveryMode, Session, TextMessage, XMLMessage } from '../../../src/index.js';
 import type { Message } from '../../../src/index.js';
 import { MemoryBroker, fakeRegistry } from '../config/fake-connectors.js';
@@ -258,5 +263,44 @@ test('gateway - a restart on the same file store keeps messages and recovered de
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('gateway - values from ${ENV} references never reach the logs or the bridge view', async () => {
+  const secret = 'memory://user:hunter2-secret@broker';
+  const broker = new MemoryBroker();
+  const text = [
+    'store: { memory: true }',
+    'admin: { enabled: false }',
+    'bridges:',
+    '  - name: in',
+    '    source: { type: memory, url: "${BROKER_URL}", topic: in }',
+    '    target: { type: jms, destination: queue://in.copy }',
+  ].join('\n');
+  const { config } = parseConfig(text, 'gw.yaml', {
+    registry: fakeRegistry(broker),
+    env: { BROKER_URL: secret },
+  });
+  const lines: string[] = [];
+  const capture = (bindings: Record<string, unknown>): GatewayLogger => {
+    const log = (fields: Record<string, unknown>, message: string) =>
+      lines.push(JSON.stringify({ ...bindings, ...fields, message }));
+    return {
+      error: log,
+      warn: log,
+      info: log,
+      debug: log,
+      child: (more) => capture({ ...bindings, ...more }),
+    };
+  };
+  const gateway = await Gateway.start(config, capture({}));
+  try {
+    await until(() => gateway.bridge('in')?.status === 'connected', 'connected');
+    const logged = lines.join('\n');
+    assert.ok(logged.includes('source for ***'), logged);
+    assert.ok(!logged.includes('hunter2'), logged);
+    assert.ok(!JSON.stringify(gateway.control.list()).includes('hunter2'));
+  } finally {
+    await gateway.stop(5_000);
   }
 });
