@@ -434,7 +434,7 @@ export function conformanceSuite<K extends BrokerKind>(name: string, factory: Co
         t.skip(broker.skip);
         return;
       }
-      await fn(broker as BrokerOf[K], t);
+      await fn(broker, t);
     });
   };
 
