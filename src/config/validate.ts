@@ -258,10 +258,11 @@ function resolveConnectorVariant(
     const top = error.path.slice(path.length + 1).split(/[.[]/)[0] ?? '';
     if (top in base && !(top in own)) continue;
     if (broken && error.expected.startsWith('is required')) continue;
-    const hint =
-      error.expected.startsWith('is required') && connection === undefined && top !== ''
+    const hint = !error.expected.startsWith('is required')
+      ? ''
+      : connectionName === undefined
         ? ' (set it here, or in a connection named with `connection:`)'
-        : '';
+        : ` (set it here or in connection '${connectionName}')`;
     context.problems.push(problemOf(error.path, `${error.expected}${hint}`));
   }
   return {

@@ -27,6 +27,12 @@ export interface Problem {
   readonly at?: 'key' | 'value';
 }
 
+/** How to fix the YAML errors users meet most. */
+const SYNTAX_HINTS: Partial<Record<string, string>> = {
+  DUPLICATE_KEY: 'remove or rename one of them',
+  TAB_AS_INDENT: 'indent with spaces',
+};
+
 interface Located {
   readonly value: Node | null;
   readonly key: Node | null;
@@ -58,7 +64,7 @@ export class ConfigSource {
     this.syntaxErrors = this.#document.errors.map((error) => {
       const { line, col } = this.#lines.linePos(error.pos[0]);
       const what = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
-      return `${file}:${line}:${col}: ${what} (check the indentation, quotes and ':' around here)`;
+      return `${file}:${line}:${col}: ${what} (${SYNTAX_HINTS[error.code] ?? "check the indentation, quotes and ':' around here"})`;
     });
     if (this.syntaxErrors.length > 0) return;
     this.#walk(this.#document.contents, '', null, 0, env);

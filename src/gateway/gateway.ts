@@ -116,29 +116,30 @@ export class Gateway {
       await store.close().catch(() => undefined);
       throw error;
     }
-    let gateway: Gateway | undefined;
+    let gateway: Gateway;
     try {
       await createDestinations(engine, config, logger.child({ component: 'gateway' }));
       const bridges = buildBridges(engine, config, clock, logger);
-      const created = new Gateway(config, engine, bridges, logger.child({ component: 'gateway' }));
-      gateway = created;
-      if (config.admin.enabled) {
-        gateway.#admin = await startAdminServer({
-          engine,
-          host: config.admin.host,
-          port: options.adminPort ?? config.admin.port,
-          token: options.adminToken ?? process.env[ADMIN_TOKEN_ENV],
-          bridges: gateway.control,
-          ready: () => created.#stopping === undefined,
-          logger: logger.child({ component: 'admin' }),
-        });
-      }
+      gateway = new Gateway(config, engine, bridges, logger.child({ component: 'gateway' }));
+      if (config.admin.enabled) await gateway.#startAdmin(options, logger.child({ component: 'admin' }));
     } catch (error) {
       await engine.close().catch(() => undefined);
       throw error;
     }
     for (const { spec, bridge } of gateway.#bridges.values()) if (spec.autoStart) gateway.#start(bridge);
     return gateway;
+  }
+
+  async #startAdmin(options: GatewayStartOptions, logger: GatewayLogger): Promise<void> {
+    this.#admin = await startAdminServer({
+      engine: this.engine,
+      host: this.#config.admin.host,
+      port: options.adminPort ?? this.#config.admin.port,
+      token: options.adminToken ?? process.env[ADMIN_TOKEN_ENV],
+      bridges: this.control,
+      ready: () => this.#stopping === undefined,
+      logger,
+    });
   }
 
   /**
