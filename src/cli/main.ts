@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { builtinRegistry } from '../../connectors/index.js';
 import { ConfigError, type LoadedConfig, formatProblems, loadConfig } from '../config/load-config.js';
 import { Gateway } from '../gateway/index.js';
+import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
 
 const USAGE = `usage: jms-gateway <command>
@@ -23,7 +24,15 @@ commands:
   selector check SELECTOR    check a message selector
   selector eval SELECTOR --message FILE [--body FILE]
                              evaluate a selector against a message given as JSON
-  version                    print the version`;
+  version                    print the version
+
+commands for a running gateway (--url or JMS_GATEWAY_ADMIN_URL, token from JMS_GATEWAY_ADMIN_TOKEN):
+  status                     destinations and bridges at a glance
+  send DESTINATION [--body TEXT | --file FILE | --message MSG.json] [--property k=v ...] [--count N]
+  browse QUEUE [--selector SELECTOR] [--limit N] [--json]
+  move FROM_QUEUE TO_DESTINATION [--selector SELECTOR] [--limit N]
+  replay ERROR_QUEUE [TO_DESTINATION] [--selector SELECTOR] [--limit N]
+                             back to each message's origin unless a destination is given`;
 
 /** The package version, from the nearest package.json above this file (works from src/ and dist/). */
 async function version(): Promise<string> {
@@ -159,6 +168,18 @@ async function main(argv: string[]): Promise<number> {
     case 'version':
       process.stdout.write(`${await version()}\n`);
       return 0;
+    case 'status':
+    case 'send':
+    case 'browse':
+    case 'move':
+    case 'replay':
+      return adminCommand(command satisfies AdminCommand, rest, {
+        stdout: (s) => process.stdout.write(`${s}\n`),
+        stderr: (s) => process.stderr.write(`${s}\n`),
+        readFile: (path) => readFile(path, 'utf8'),
+        env: process.env,
+        fetch,
+      });
     case undefined:
     case 'help':
     case '--help':
