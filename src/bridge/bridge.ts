@@ -9,6 +9,7 @@
  * overtakes it (ORD-3), while up to `concurrency` other units go on. Timers come from the
  * injected clock, so tests never sleep.
  */
+import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../jms/clock.js';
 import { IllegalStateError, InvalidArgumentError } from '../jms/errors.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
@@ -122,7 +123,7 @@ export class Bridge {
   #readAbort: AbortController | undefined;
   #reading: Promise<void> = Promise.resolve();
   /** Aborted when stop() gives up waiting: ends reconnect loops, retries and sends. */
-  #life = new AbortController();
+  #life = lifeSignal();
   readonly #reconnecting = new Map<Side, Promise<void>>();
   #wakers: (() => void)[] = [];
   #starting: Promise<void> | undefined;
@@ -181,7 +182,7 @@ export class Bridge {
     this.#lifecycle = 'connecting';
     this.#paused = false;
     this.#fatal = undefined;
-    this.#life = new AbortController();
+    this.#life = lifeSignal();
     this.#epoch++;
     this.#updateStatus();
     if (this.#config.qos === 'exactly-once' && this.#window instanceof MemoryDuplicateWindow)
@@ -399,7 +400,7 @@ export class Bridge {
   // --- reading ---
 
   #startReading(): void {
-    const abort = new AbortController();
+    const abort = lifeSignal();
     this.#readAbort = abort;
     this.#reading = this.#reading.then(() =>
       this.#readLoop(abort.signal).catch((error: unknown) => {
@@ -794,11 +795,15 @@ export class Bridge {
     const batch = this.#acks;
     if (batch.length === 0) return this.#ackChain;
     this.#acks = [];
+    // Started together, in order, then awaited: a source can share one broker round trip among a
+    // batch (one Kafka offset commit), instead of paying one per message.
     this.#ackChain = this.#ackChain.then(async () => {
-      for (const item of batch) {
-        await this.#settle(item, { kind: 'ack' });
-        this.#release();
-      }
+      await Promise.all(
+        batch.map(async (item) => {
+          await this.#settle(item, { kind: 'ack' });
+          this.#release();
+        }),
+      );
     });
     return this.#ackChain;
   }
@@ -898,4 +903,15 @@ async function closeQuietly(endpoint: { close(): Promise<void> } | undefined): P
   } catch {
     // Closing is best effort: the connection is being given up anyway.
   }
+}
+
+/**
+ * An abort controller whose signal may have many listeners: every wait for capacity, a wake or
+ * a reconnect listens to it at the same time, a handful per unit in flight, each removed when
+ * it ends. The default limit of 10 would warn about a leak that is not one.
+ */
+function lifeSignal(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(1_000, controller.signal);
+  return controller;
 }
