@@ -3,7 +3,12 @@
  * that is down (reconnect with backoff) or an endpoint that is misconfigured (an operator must act).
  */
 import { connect, type ChannelModel } from 'amqplib';
-import { EndpointConfigurationError, NotConnectedError, type ConnectorContext } from '../../src/spi/index.js';
+import {
+  EndpointConfigurationError,
+  NotConnectedError,
+  type ConnectorContext,
+  untilAborted,
+} from '../../src/spi/index.js';
 import type { AmqpConfig } from './spec.js';
 
 /** AMQP reply codes that mean the endpoint's configuration is wrong, not that the broker is away. */
@@ -41,14 +46,6 @@ export function classify(error: unknown, what: string): NotConnectedError | Endp
   return new NotConnectedError(`${what}: ${detail}`, { cause: error });
 }
 
-/** Rejects with the signal's reason once it aborts; never settles otherwise. */
-export function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason as unknown);
-    else signal.addEventListener('abort', () => reject(signal.reason as unknown), { once: true });
-  });
-}
-
 /** Opens a connection with the endpoint's heartbeat and timeout; closes it if `signal` aborts first. */
 export async function openConnection(
   config: AmqpConfig,
@@ -63,7 +60,7 @@ export async function openConnection(
     clientProperties: { connection_name: `jms-gateway ${context.name} ${role}` },
   });
   try {
-    return await Promise.race([opening, aborted(signal)]);
+    return await untilAborted(opening, signal);
   } catch (error) {
     if (signal.aborted) {
       opening.then((connection) => connection.close()).catch(() => {});

@@ -25,8 +25,9 @@ import {
   type ConnectorContext,
   type Message,
   type Sink,
+  untilAborted,
 } from '../../src/spi/index.js';
-import { aborted, classify, replyCode, openConnection } from './connection.js';
+import { classify, replyCode, openConnection } from './connection.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
 import type { AmqpConfig } from './spec.js';
 
@@ -143,8 +144,8 @@ export class AmqpSink implements Sink {
         },
       );
     }
-    if (session.draining) await Promise.race([session.draining, aborted(signal)]);
-    await Promise.race([this.#publish(session, message, outgoing), aborted(signal)]);
+    if (session.draining) await untilAborted(session.draining, signal);
+    await untilAborted(this.#publish(session, message, outgoing), signal);
   }
 
   #publish(session: Session, message: Message, outgoing: AmqpOutgoing): Promise<void> {

@@ -4,7 +4,12 @@
  * The runtime owns reconnection, so mqtt.js's own reconnect is off.
  */
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
-import { EndpointConfigurationError, NotConnectedError, type ConnectorContext } from '../../src/spi/index.js';
+import {
+  EndpointConfigurationError,
+  NotConnectedError,
+  type ConnectorContext,
+  untilAborted,
+} from '../../src/spi/index.js';
 import type { MqttConfig } from './spec.js';
 
 /**
@@ -32,14 +37,6 @@ export function classify(error: unknown, what: string): NotConnectedError | Endp
     return new EndpointConfigurationError(`${what}: ${detail} (reason code ${code})`, { cause: error });
   }
   return new NotConnectedError(`${what}: ${detail}`, { cause: error });
-}
-
-/** Rejects with the signal's reason once it aborts; never settles otherwise. */
-export function aborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason as unknown);
-    else signal.addEventListener('abort', () => reject(signal.reason as unknown), { once: true });
-  });
 }
 
 /** The broker's host and port, for messages (the URL itself holds credentials). */
@@ -93,7 +90,7 @@ export async function openClient(
   });
   client.connect();
   try {
-    await Promise.race([connected, aborted(signal)]);
+    await untilAborted(connected, signal);
     return client;
   } catch (error) {
     client.end(true);

@@ -20,8 +20,9 @@ import {
   type ConnectorContext,
   type Message,
   type Sink,
+  untilAborted,
 } from '../../src/spi/index.js';
-import { aborted, closeClient, openClient, reasonCode } from './connection.js';
+import { closeClient, openClient, reasonCode } from './connection.js';
 import { toMqtt311, toMqtt5, type Mqtt5Properties } from './mapping.js';
 import type { MqttConfig } from './spec.js';
 
@@ -85,7 +86,7 @@ export class MqttSink implements Sink {
     } else {
       payload = toMqtt311(message, this.#config.mqtt311Format);
     }
-    await Promise.race([this.#publish(session, message, payload, properties), aborted(signal)]);
+    await untilAborted(this.#publish(session, message, payload, properties), signal);
   }
 
   #publish(

@@ -40,8 +40,9 @@ import {
   type Delivery,
   type Outcome,
   type Source,
+  untilAborted,
 } from '../../src/spi/index.js';
-import { aborted, brokerAddress, classify, closeClient, openClient, reasonCode } from './connection.js';
+import { brokerAddress, classify, closeClient, openClient, reasonCode } from './connection.js';
 import { fromMqtt311, fromMqtt5, type MqttDecoded } from './mapping.js';
 import type { MqttConfig } from './spec.js';
 import { WaitingQueue } from './waiting-queue.js';
@@ -163,7 +164,7 @@ export class MqttSource implements Source {
       if (this.#session === current) this.#lose(current, this.#subscribeFailure(error));
     });
     try {
-      await Promise.race([subscribed, current.firstHeld, aborted(signal)]);
+      await untilAborted(Promise.race([subscribed, current.firstHeld]), signal);
     } catch (error) {
       current.lost = true;
       client.end(true);

@@ -17,25 +17,4 @@ export function wait(clock: Clock, ms: number, signal?: AbortSignal): Promise<bo
   });
 }
 
-/** Races `promise` against `signal`: rejects with the signal's reason when it aborts first. */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('aborted', 'AbortError');
-}
+export { untilAborted } from '../spi/abort.js';

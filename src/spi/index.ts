@@ -61,3 +61,4 @@ export {
   messageSnapshot,
 } from './message-codec.js';
 export type { EngineLogger } from '../jms/logger.js';
+export { untilAborted } from './abort.js';
