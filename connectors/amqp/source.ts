@@ -22,11 +22,11 @@ import {
   type Delivery,
   type Outcome,
   type Source,
+  WaitingQueue,
 } from '../../src/spi/index.js';
 import { classify, openConnection } from './connection.js';
 import { fromAmqp } from './mapping.js';
 import type { AmqpConfig } from './spec.js';
-import { WaitingQueue } from './waiting-queue.js';
 
 /** One connection's worth of state: deliveries of a lost connection cannot be settled. */
 interface Session {

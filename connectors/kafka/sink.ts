@@ -16,7 +16,12 @@
  */
 import type { Producer, ProducerRecord } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
-import { EndpointConfigurationError, NotConnectedError, PoisonMessageError } from '../../src/spi/index.js';
+import {
+  EndpointConfigurationError,
+  NotConnectedError,
+  PoisonMessageError,
+  untilAborted,
+} from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
 import { createKafkaClient } from './client.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
@@ -65,7 +70,7 @@ export class KafkaSink implements Sink {
       ...(config.transactionalId !== undefined ? { transactionalId: config.transactionalId } : {}),
     });
     try {
-      await abortable(producer.connect(), signal);
+      await untilAborted(producer.connect(), signal);
     } catch (error) {
       await producer.disconnect().catch(() => undefined);
       if (signal.aborted) throw signal.reason;
@@ -88,7 +93,7 @@ export class KafkaSink implements Sink {
         this.#config.transactionalId === undefined
           ? producer.send(record).then(() => undefined)
           : this.#sendInTransaction(producer, record);
-      await abortable(sent, signal);
+      await untilAborted(sent, signal);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const reason = classifySendError(error, this.#config.topic);
@@ -152,23 +157,4 @@ export class KafkaSink implements Sink {
     this.#producer = undefined;
     void producer.disconnect().catch(() => undefined);
   }
-}
-
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as unknown);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as unknown);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

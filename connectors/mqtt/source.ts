@@ -41,11 +41,11 @@ import {
   type Outcome,
   type Source,
   untilAborted,
+  WaitingQueue,
 } from '../../src/spi/index.js';
 import { brokerAddress, classify, closeClient, openClient, reasonCode } from './connection.js';
 import { fromMqtt311, fromMqtt5, type MqttDecoded } from './mapping.js';
 import type { MqttConfig } from './spec.js';
-import { WaitingQueue } from './waiting-queue.js';
 
 interface Session {
   readonly client: MqttClient;

@@ -62,3 +62,4 @@ export {
 } from './message-codec.js';
 export type { EngineLogger } from '../jms/logger.js';
 export { untilAborted } from './abort.js';
+export { WaitingQueue } from './waiting-queue.js';
