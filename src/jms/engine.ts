@@ -195,6 +195,7 @@ export class JmsEngine {
         storedById.set(ref.id, stored);
       }
       stored.references++;
+      stored.holders++;
       stored.scheduled = ref.message.getJMSDeliveryTime() > this.clock.now();
       const entry = new Entry(stored);
       entry.deliveryCount = ref.deliveryCount;
@@ -602,12 +603,16 @@ export class JmsEngine {
    * subscription of the topic, each with its own entry.
    */
   route(state: DestinationState, stored: StoredMessage): Routed[] {
-    if (state.kind === 'queue') return [{ backlog: state.backlog, entry: new Entry(stored) }];
+    if (state.kind === 'queue') {
+      stored.holders++;
+      return [{ backlog: state.backlog, entry: new Entry(stored) }];
+    }
     state.messagesPublished++;
     const routed = state
       .route(stored)
       .map((subscription) => ({ backlog: subscription.backlog, entry: new Entry(stored) }));
     if (routed.length === 0) state.messagesUnrouted++;
+    stored.holders += routed.length;
     return routed;
   }
 

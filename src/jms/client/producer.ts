@@ -4,7 +4,7 @@
  */
 import type { Destination } from '../destination/destination.js';
 import type { DestinationState } from '../destination/destination-state.js';
-import { StoredMessage } from '../destination/entry.js';
+import { Entry, StoredMessage } from '../destination/entry.js';
 import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
 import {
   DEFAULT_PRIORITY,
@@ -170,6 +170,12 @@ export class MessageProducer {
     stored.scheduled = deliveryTime > now;
     const admitted = engine.admit(state, stored, this.#sendTimeout);
     if (admitted) await admitted;
+    if (state.kind === 'queue' && !stored.persistent && !this.#session.transacted && alsoTo.length === 0) {
+      // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
+      stored.holders = 1;
+      state.backlog.add(new Entry(stored));
+      return;
+    }
     const routed = engine.route(state, stored);
     // A distributed topic delivers to all its members (DST-8).
     for (const member of alsoTo) routed.push(...engine.route(member, stored));

@@ -358,7 +358,10 @@ export class Session {
       return { message: this.deliver(consumer, entry, backlog), written: undefined };
     }
     entry.deliveryCount++;
-    const message = entry.stored.load().copy();
+    // Acknowledged as it is handed over: when no other backlog holds the message, the engine never
+    // reads it again, so the receiver gets the stored message itself instead of a copy.
+    const stored = entry.stored;
+    const message = stored.holders === 1 && !stored.paged ? stored.message : stored.load().copy();
     message.deliveryCount = entry.deliveryCount;
     message.setJMSRedelivered(entry.deliveryCount > 1);
     message.markReadOnly();

@@ -54,6 +54,8 @@ export class StoredMessage {
   references = 0;
   /** The producer's redelivery limit (DLV-2); -1 = no limit. A destination's limit wins. */
   redeliveryLimit = -1;
+  /** Backlogs it was routed to (one for a queue, one per subscription of a topic). */
+  holders = 0;
   /** Whether its delivery time was in the future when sent (DLV-5); saves a clock read per send otherwise. */
   scheduled = false;
   /** Its unit of order (ORD-4), read once: undefined until read, null when it has none. */
