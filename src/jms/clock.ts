@@ -26,17 +26,24 @@ export const systemClock: Clock = {
   },
 };
 
-interface TimerNode {
-  due: number;
-  order: number;
-  callback: () => void;
-  cancelled: boolean;
-}
-
 /** A scheduled callback in a {@link TimerQueue}; `cancel()` is cheap and idempotent. */
 export interface ScheduledTimer {
   readonly due: number;
   cancel(): void;
+}
+
+/** A heap node, handed out as its own cancel handle so scheduling allocates one object. */
+class TimerNode implements ScheduledTimer {
+  cancelled = false;
+  constructor(
+    readonly due: number,
+    readonly order: number,
+    readonly callback: () => void,
+  ) {}
+
+  cancel(): void {
+    this.cancelled = true;
+  }
 }
 
 /**
@@ -63,15 +70,10 @@ export class TimerQueue {
 
   /** Runs `callback` at absolute time `due` (at once, asynchronously, if it is past). */
   at(due: number, callback: () => void): ScheduledTimer {
-    const node: TimerNode = { due, order: this.#order++, callback, cancelled: false };
+    const node = new TimerNode(due, this.#order++, callback);
     this.#push(node);
     this.#arm();
-    return {
-      due,
-      cancel: () => {
-        node.cancelled = true;
-      },
-    };
+    return node;
   }
 
   /** Runs `callback` after `delayMs`. */

@@ -188,7 +188,8 @@ export class MessageConsumer implements BacklogConsumer {
       } finally {
         this.#session.listenerRunning = false;
       }
-      await this.#session.autoAcknowledge(entry);
+      const acknowledged = this.#session.autoAcknowledge(entry);
+      if (acknowledged) await acknowledged;
     } catch (error) {
       this.#session.listenerFailed(entry, error);
       this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));

@@ -49,6 +49,8 @@ interface Queued {
   backlog: Backlog;
 }
 
+const NOTHING_QUEUED: readonly Queued[] = [];
+
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
   static readonly CLIENT_ACKNOWLEDGE = AcknowledgeMode.CLIENT_ACKNOWLEDGE;
@@ -478,12 +480,11 @@ export class Session {
     const engine = this.connection.engine;
     const sends = this.#uncommittedSends;
     const receives = this.#unacknowledged;
-    this.#uncommittedSends = [];
-    this.#unacknowledged = [];
-    const operations = [
-      ...sends.flatMap((send) => engine.sendOperations(send.stored, send.routed)),
-      ...engine.ackOperations(receives),
-    ];
+    // A transaction per message is common: allocate only what this one needs.
+    if (sends.length > 0) this.#uncommittedSends = [];
+    if (receives.length > 0) this.#unacknowledged = [];
+    const operations = sends.flatMap((send) => engine.sendOperations(send.stored, send.routed));
+    for (const operation of engine.ackOperations(receives)) operations.push(operation);
     try {
       if (operations.length > 0) await engine.commit(operations);
     } catch (error) {
@@ -506,8 +507,10 @@ export class Session {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
     if (!this.listenerRunning) await this.idle();
-    this.#discardSends(this.#uncommittedSends);
-    this.#uncommittedSends = [];
+    if (this.#uncommittedSends.length > 0) {
+      this.#discardSends(this.#uncommittedSends);
+      this.#uncommittedSends = [];
+    }
     this.#releaseAll(true);
   }
 
@@ -524,15 +527,24 @@ export class Session {
   /** Puts back every unacknowledged and every prefetched message, oldest first. */
   #releaseAll(withDelay: boolean): void {
     const records = this.#unacknowledged;
-    this.#unacknowledged = [];
-    const prefetched = this.#listenerQueue.splice(0);
-    for (const consumer of this.#consumers) consumer.resetWindow(prefetched);
+    if (records.length > 0) this.#unacknowledged = [];
+    const prefetched = this.#listenerQueue.length > 0 ? this.#listenerQueue.splice(0) : NOTHING_QUEUED;
+    if (prefetched.length > 0) for (const consumer of this.#consumers) consumer.resetWindow(prefetched);
     this.#release(records, withDelay, prefetched);
   }
 
   #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
     const engine = this.connection.engine;
     const sessionDelay = this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
+    if (records.length === 1 && prefetched.length === 0) {
+      // One message back (a transaction per message): nothing to group.
+      const { entry, backlog } = records[0]!;
+      if (engine.undeliverable(backlog, entry)) return;
+      const delay = withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0;
+      if (delay > 0) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+      backlog.release(entry, delay);
+      return;
+    }
     // Grouped by backlog and delay (a backoff makes delays differ per entry), each group released at once.
     const groups = new Map<Backlog, Map<number, Entry[]>>();
     const add = (backlog: Backlog, delay: number, entry: Entry) => {
