@@ -29,7 +29,9 @@ const PRODUCER_COUNTS = [1, 8, 64] as const;
 /** Messages per measured run, per producer count: about a second each on this machine. */
 const MESSAGES: Record<(typeof PRODUCER_COUNTS)[number], number> = { 1: 3_000, 8: 20_000, 64: 102_400 };
 const RESTART_MESSAGES = Number(process.env.STORE_BENCH_RESTART ?? 1_000_000);
-const QUEUED_MESSAGES = 102_400;
+const QUEUED_MESSAGES = Number(process.env.STORE_BENCH_QUEUED ?? 1_000_000);
+/** The documented ceiling for 1,000,000 queued 1 KB messages with paging (docs/persistence.md). */
+const PAGED_RSS_CEILING_MB = 1_024;
 
 const root = mkdtempSync(join(tmpdir(), 'store-bench-'));
 let runs = 0;
@@ -197,11 +199,19 @@ async function restart(count: number) {
   };
 }
 
-/** Heap per message held on a queue after persistent sends (what a running gateway pays). */
-async function queuedHeap(count: number): Promise<number> {
+/**
+ * Heap per message held on a queue after persistent sends (what a running gateway pays), and the
+ * highest resident set size seen while sending, with the given paging threshold (PER-4).
+ */
+async function queuedHeap(
+  count: number,
+  pagingThresholdBytes: number,
+): Promise<{ heapPerMessage: number; peakRssMB: number; paged: number }> {
   const dir = freshDir();
   const store = await FileStore.open({ path: dir });
-  const engine = await JmsEngine.open({ store });
+  const engine = await JmsEngine.open({ store, pagingThresholdBytes });
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
   const connection = new ConnectionFactory(engine).createConnection();
   const queue = await engine.createQueue('heap');
   gc();
@@ -214,21 +224,40 @@ async function queuedHeap(count: number): Promise<number> {
     }),
   );
   gc();
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
   const perMessage = Math.round((process.memoryUsage().heapUsed - before) / count);
+  const paged = engine.messagesPagedOut;
   await connection.close();
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
-  return perMessage;
+  return { heapPerMessage: perMessage, peakRssMB: Math.round(peakRss / 1e6), paged };
 }
 
 try {
   const { rows, rates } = await throughput();
   printTable('File store: persistent 1 KB sends to a queue, messages/s', rows);
-  const queuedHeapPerMessage = await queuedHeap(QUEUED_MESSAGES);
+  const paging = await queuedHeap(QUEUED_MESSAGES, 64 * 1024 * 1024);
+  const unpaged = await queuedHeap(Math.min(QUEUED_MESSAGES, 204_800), Infinity);
+  printTable(`Memory: persistent 1 KB messages queued by 64 producers`, [
+    { run: 'paging past 64 MiB', messages: QUEUED_MESSAGES, ...paging },
+    { run: 'no paging', messages: Math.min(QUEUED_MESSAGES, 204_800), ...unpaged },
+  ]);
   const restarted = await restart(RESTART_MESSAGES);
-  printTable('Restart: FileStore.open + JmsEngine.open', [{ ...restarted, queuedHeapPerMessage }]);
+  printTable('Restart: FileStore.open + JmsEngine.open (default paging threshold, 128 MiB)', [restarted]);
   const ratio = rates.producers64! / rates.producers64Raw!;
-  printJson('store', { ...rates, ratio64: ratio, ...restarted, queuedHeapPerMessage });
+  printJson('store', {
+    ...rates,
+    ratio64: ratio,
+    ...restarted,
+    queuedHeapPerMessagePaged: paging.heapPerMessage,
+    queuedPeakRssMBPaged: paging.peakRssMB,
+    queuedHeapPerMessageUnpaged: unpaged.heapPerMessage,
+  });
+  target(
+    `${QUEUED_MESSAGES.toLocaleString('en-US')} queued 1 KB messages with paging stay under ${PAGED_RSS_CEILING_MB} MB resident (peak ${paging.peakRssMB} MB)`,
+    paging.peakRssMB <= PAGED_RSS_CEILING_MB,
+  );
   target(
     `64 producers >= 50,000 persistent msgs/s (got ${rates.producers64!.toLocaleString('en-US')})`,
     rates.producers64! >= 50_000,
