@@ -151,9 +151,33 @@ export async function restartBroker(kind: BrokerKind, downMs = 1_000): Promise<{
   return { downMs: Date.now() - stoppedAt };
 }
 
-/** True when this machine runs the broker locally, so it can be restarted by {@link restartBroker}. */
+const LOCAL_BROKERS: Record<BrokerKind, { env: string; port: string }> = {
+  amqp: { env: 'AMQP_URL', port: '5672' },
+  mqtt: { env: 'MQTT_URL', port: '1883' },
+  kafka: { env: 'KAFKA_BROKERS', port: '9092' },
+};
+
+/**
+ * Undefined when this machine runs the broker as a local process on its default loopback port,
+ * so {@link restartBroker} can restart it; otherwise the reason it cannot.
+ */
 export function canControl(kind: BrokerKind): string | undefined {
-  const env = { amqp: 'AMQP_URL', mqtt: 'MQTT_URL', kafka: 'KAFKA_BROKERS' }[kind];
-  if (process.env[env]) return `${env} is set: the broker is not a local process this test can restart`;
+  const { env, port } = LOCAL_BROKERS[kind];
+  const address = process.env[env];
+  if (!address) return undefined;
+  const first = address.split(',')[0]!.trim();
+  let host: string;
+  let actualPort: string;
+  try {
+    const url = new URL(first.includes('://') ? first : `tcp://${first}`);
+    host = url.hostname;
+    actualPort = url.port;
+  } catch {
+    return `${env} '${first}' cannot be read as an address`;
+  }
+  const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host);
+  if (!loopback || actualPort !== port) {
+    return `${env} points at ${host}:${actualPort}, not this machine's broker on 127.0.0.1:${port}: it cannot be restarted from here`;
+  }
   return undefined;
 }
