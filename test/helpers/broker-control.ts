@@ -7,6 +7,7 @@
  * {@link restartBroker} always tries to bring the broker back, even when stopping failed halfway,
  * and returns only once the broker answers clients again, or throws after its time bound.
  */
+import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -163,6 +164,9 @@ const LOCAL_BROKERS: Record<BrokerKind, { env: string; port: string }> = {
  */
 export function canControl(kind: BrokerKind): string | undefined {
   const { env, port } = LOCAL_BROKERS[kind];
+  if (kind === 'kafka' && !kafkaStartedHere()) {
+    return 'Kafka on 127.0.0.1:9092 was not started by test/helpers/kafka.sh from this checkout (no live pid in .kafka/kafka.pid), so it cannot be restarted from here';
+  }
   const address = process.env[env];
   if (!address) return undefined;
   const first = address.split(',')[0]!.trim();
@@ -180,4 +184,15 @@ export function canControl(kind: BrokerKind): string | undefined {
     return `${env} points at ${host}:${actualPort}, not this machine's broker on 127.0.0.1:${port}: it cannot be restarted from here`;
   }
   return undefined;
+}
+
+/** Whether test/helpers/kafka.sh of this checkout started the Kafka broker that runs now (its restart needs that). */
+function kafkaStartedHere(): boolean {
+  const stateDir = process.env.KAFKA_STATE_DIR ?? fileURLToPath(new URL('../../.kafka', import.meta.url));
+  try {
+    const pid = readFileSync(`${stateDir}/kafka.pid`, 'utf8').trim();
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('kafka.Kafka');
+  } catch {
+    return false;
+  }
 }
