@@ -480,9 +480,10 @@ export class Session {
     const engine = this.connection.engine;
     const sends = this.#uncommittedSends;
     const receives = this.#unacknowledged;
-    // A transaction per message is common: allocate only what this one needs.
-    if (sends.length > 0) this.#uncommittedSends = [];
-    if (receives.length > 0) this.#unacknowledged = [];
+    // Always fresh arrays: sends and receives made while this commit waits for the store belong
+    // to the next transaction, not to this one.
+    this.#uncommittedSends = [];
+    this.#unacknowledged = [];
     const operations = sends.flatMap((send) => engine.sendOperations(send.stored, send.routed));
     for (const operation of engine.ackOperations(receives)) operations.push(operation);
     try {
