@@ -1,8 +1,8 @@
 /**
  * Crash recovery end to end (PER-1, PER-3): a worker process runs persistent load on a file store
  * and is killed with SIGKILL at random moments, then restarted on the same directory; at the end
- * a last run drains everything. The worker reports only what has been made durable (see
- * test/helpers/crash-worker.ts), so from its lines alone the test can check that nothing whose
+ * a last run drains everything. The worker records each fact in a file before going on (see
+ * test/helpers/crash-worker.ts), so from those lines alone the test can check that nothing whose
  * send resolved was lost, and that nothing whose acknowledgement or commit resolved came back.
  *
  * The kill times come from a seeded PRNG (CRASH_SEED overrides the seed; it is printed), so a
@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,8 @@ function prng(seed: number): () => number {
 }
 
 interface Run {
-  lines: string[];
+  /** The worker's fact file (see crash-worker.ts). */
+  factFile: string;
   stderr: string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   ready: Promise<void>;
@@ -46,21 +47,18 @@ interface Run {
 
 /** Starts the worker; `ready` resolves on its READY line and rejects if it exits or hangs before. */
 function startWorker(dir: string, mode: 'load' | 'drain', round: number): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, dir, mode, String(round)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const run: Partial<Run> & { lines: string[]; stderr: string } = { lines: [], stderr: '', child };
-  let partial = '';
+  const factFile = join(dir, 'facts', `round-${round}.txt`);
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', WORKER, join(dir, 'store'), mode, String(round), factFile],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const run: Partial<Run> & { stderr: string } = { factFile, stderr: '', child };
+  let stdout = '';
   let onReady: (() => void) | undefined;
   child.stdout.on('data', (chunk: Buffer) => {
-    // Only whole lines count: a line cut off by the kill was never fully claimed.
-    const text = partial + chunk.toString();
-    const complete = text.split('\n');
-    partial = complete.pop()!;
-    for (const line of complete) {
-      run.lines.push(line);
-      if (line === 'READY') onReady?.();
-    }
+    stdout += chunk.toString();
+    if (stdout.split('\n').includes('READY')) onReady?.();
   });
   child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
   run.exit = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -79,6 +77,13 @@ function startWorker(dir: string, mode: 'load' | 'drain', round: number): Run {
     });
   });
   return run as Run;
+}
+
+/** The facts a run recorded. Only whole lines count: a line cut off by the kill was never claimed. */
+async function factsOf(run: Run): Promise<string[]> {
+  const lines = (await readFile(run.factFile, 'utf8').catch(() => '')).split('\n');
+  lines.pop(); // empty after the last newline, or a line the kill cut short
+  return lines;
 }
 
 /**
@@ -129,21 +134,22 @@ test(
     const seed = Number(process.env.CRASH_SEED ?? 20_260_101);
     const random = prng(seed);
     const dir = await mkdtemp(join(tmpdir(), 'crash-recovery-'));
+    await mkdir(join(dir, 'store'));
+    await mkdir(join(dir, 'facts'));
     const runs: string[][] = [];
     try {
       for (let round = 1; round <= ROUNDS; round++) {
         const run = startWorker(dir, 'load', round);
-        runs.push(run.lines);
         await run.ready;
         const after = Math.round(MIN_RUN_MS + random() * (MAX_RUN_MS - MIN_RUN_MS));
         await new Promise((resolve) => setTimeout(resolve, after));
         run.child.kill('SIGKILL');
         const { signal } = await run.exit;
         assert.equal(signal, 'SIGKILL', `round ${round} should still be running when killed:\n${run.stderr}`);
-        t.diagnostic(`round ${round}: killed after ${after} ms, ${run.lines.length} lines`);
+        runs.push(await factsOf(run));
+        t.diagnostic(`round ${round}: killed after ${after} ms, ${runs.at(-1)!.length} facts`);
       }
       const drain = startWorker(dir, 'drain', ROUNDS + 1);
-      runs.push(drain.lines);
       let drainTimer: NodeJS.Timeout | undefined;
       const exited = await Promise.race([
         drain.exit,
@@ -158,7 +164,8 @@ test(
         drain.child.kill('SIGKILL');
       });
       assert.equal(exited.code, 0, `the drain run failed:\n${drain.stderr}`);
-      assert.equal(drain.lines.at(-1), 'DRAINED 0 0', 'the drain leaves nothing behind');
+      runs.push(await factsOf(drain));
+      assert.equal(runs.at(-1)!.at(-1), 'DRAINED 0 0', 'the drain leaves nothing behind');
 
       const result = analyse(runs);
       const summary =

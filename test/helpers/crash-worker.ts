@@ -2,16 +2,22 @@
  * The process the crash test kills (test/e2e/crash-recovery.test.ts). It opens an engine on a
  * file store in the given directory and runs steady persistent load: producers to a queue and a
  * topic, two plain AUTO consumers and a transacted consumer on the queue, and a durable
- * subscriber on the topic. It reports on stdout, one line per fact, never before the fact:
+ * subscriber on the topic. It prints READY on stdout once the engine is open and the durable
+ * subscription is stored, then reports to its fact file, one line per fact, never before the fact:
  *
- *   READY                          the engine is open and the durable subscription is stored
  *   SENT <q|t> <key>               a persistent send to the queue / topic resolved
  *   GOT <consumer> <key>           the application received a message (written before it is acknowledged)
  *   ACK <consumer> <key>           its acknowledgement / commit resolved
  *   DRAINED <queue> <topic>        drain mode: consumers found nothing more (the numbers are what is still held)
  *
- * Usage: node --import tsx test/helpers/crash-worker.ts <dir> <load|drain> <round>
+ * Facts go to a file, not to stdout: a write to a pipe is asynchronous in Node on POSIX (it is
+ * queued when the reader lags behind), so a GOT line could still sit in this process's memory when
+ * the acknowledgement after it is stored and the kill comes. `writeSync` to a file hands the line
+ * to the kernel before it returns, and the kernel keeps it through a SIGKILL.
+ *
+ * Usage: node --import tsx test/helpers/crash-worker.ts <store dir> <load|drain> <round> <fact file>
  */
+import { openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ConnectionFactory,
@@ -23,9 +29,9 @@ import {
 } from '../../src/index.js';
 import { FileStore } from '../../src/store/file-store.js';
 
-const [dir, mode, roundText] = process.argv.slice(2);
-if (!dir || (mode !== 'load' && mode !== 'drain') || !roundText) {
-  process.stderr.write('usage: crash-worker <dir> <load|drain> <round>\n');
+const [dir, mode, roundText, factFile] = process.argv.slice(2);
+if (!dir || (mode !== 'load' && mode !== 'drain') || !roundText || !factFile) {
+  process.stderr.write('usage: crash-worker <store dir> <load|drain> <round> <fact file>\n');
   process.exit(2);
 }
 const round = Number(roundText);
@@ -36,12 +42,14 @@ const AUTO_CONSUMERS = 2;
 const MAX_BACKLOG = 1_000;
 const PADDING = 'p'.repeat(200);
 
+const facts = openSync(factFile, 'a');
+
 /**
- * Writes a line at once. A write to a pipe is synchronous, so a GOT line is out before the
- * acknowledgement starts, and whatever a kill cuts off was never claimed.
+ * Records a fact before going on: a GOT line is with the kernel before the acknowledgement starts,
+ * and a line a kill cuts short was never claimed.
  */
 function say(line: string): void {
-  process.stdout.write(`${line}\n`);
+  writeSync(facts, `${line}\n`);
 }
 
 process.on('unhandledRejection', (error) => {
@@ -169,7 +177,7 @@ const consumers = [
   consumeDurable(drainIdle),
 ];
 
-say('READY');
+process.stdout.write('READY\n');
 
 if (mode === 'load') {
   // Runs until killed.
