@@ -191,7 +191,16 @@ export class JmsEngine {
       if (!backlog) continue;
       let stored = storedById.get(ref.id);
       if (!stored) {
-        stored = new StoredMessage(ref.message, ref.seq, ref.message.getSize(), true, 'recovered', null);
+        stored = new StoredMessage(
+          ref.message,
+          ref.seq,
+          ref.message.getSize(),
+          true,
+          'recovered',
+          ref.sender?.clientId ?? null,
+        );
+        // The producer's redelivery limit still applies after a restart (DLV-2).
+        if (ref.sender) stored.redeliveryLimit = ref.sender.redeliveryLimit;
         storedById.set(ref.id, stored);
       }
       stored.references++;
@@ -623,8 +632,11 @@ export class JmsEngine {
     if (durable.length === 0) return [];
     const id = stored.message.getJMSMessageID()!;
     stored.references += durable.length;
+    const add: StoreOperation = { op: 'addMessage', id, seq: stored.seq, message: stored.message };
+    if (stored.redeliveryLimit !== -1 || stored.clientId !== null)
+      add.sender = { redeliveryLimit: stored.redeliveryLimit, clientId: stored.clientId };
     return [
-      { op: 'addMessage', id, seq: stored.seq, message: stored.message },
+      add,
       ...durable.map((r): StoreOperation => ({
         op: 'addRef',
         backlog: r.backlog.key,

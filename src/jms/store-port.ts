@@ -29,9 +29,19 @@ export interface SubscriptionRecord {
   shared: boolean;
 }
 
+/**
+ * What the engine knows of a message's sender beyond the message itself, kept with it so that a
+ * restart changes nothing: the producer's redelivery limit (DLV-2) and the sending client id.
+ */
+export interface SenderRecord {
+  /** The producer's redelivery limit; -1 when it set none. */
+  redeliveryLimit: number;
+  clientId: string | null;
+}
+
 /** One change to durable state. */
 export type StoreOperation =
-  | { op: 'addMessage'; id: string; seq: number; message: Message }
+  | { op: 'addMessage'; id: string; seq: number; message: Message; sender?: SenderRecord }
   | { op: 'addRef'; backlog: BacklogKey; id: string; seq: number; deliveryCount: number; notBefore: number }
   | { op: 'updateRef'; backlog: BacklogKey; id: string; deliveryCount: number; notBefore: number }
   | { op: 'removeRef'; backlog: BacklogKey; id: string }
@@ -49,6 +59,8 @@ export interface RecoveredRef {
   /** Earliest time it may be delivered again: a delivery time or a redelivery delay still to run. */
   notBefore: number;
   message: Message;
+  /** Absent when the sender left nothing to remember (no limit, no client id). */
+  sender?: SenderRecord;
 }
 
 /** Everything a store hands back at start. */

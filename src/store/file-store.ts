@@ -20,6 +20,7 @@ import type {
   DestinationRecord,
   MessageStore,
   RecoveredRef,
+  SenderRecord,
   RecoveredState,
   StoreOperation,
   SubscriptionRecord,
@@ -27,7 +28,7 @@ import type {
 import type { Message } from '../jms/message/message.js';
 import type { Queue, Topic } from '../jms/destination/destination.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
-import { type SerializedMessage, deserializeMessage, serializeMessage } from './message-serializer.js';
+import { type SerializedMessage, deserializeStoredMessage, serializeMessage } from './message-serializer.js';
 import { StoreError } from './store-error.js';
 
 /** The schema this code writes and reads. A store with a higher version is refused. */
@@ -217,17 +218,24 @@ export class FileStore implements MessageStore {
     let lastSeq = -Infinity;
     let lastMessageSeq = -Infinity;
     let message: Message | undefined;
+    let sender: SenderRecord | undefined;
     const handles = new Map<string, Queue | Topic>();
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
       const [backlog, id, seq, deliveryCount, notBefore, messageSeq, bodyType, headers, properties, body] =
         row;
       if (messageSeq !== lastMessageSeq || !message) {
-        message = this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, handles);
+        ({ message, sender } = this.#decode(
+          id,
+          { bodyType, headers, properties, body } as SerializedMessage,
+          handles,
+        ));
         lastMessageSeq = messageSeq;
       }
       if (seq < lastSeq) ordered = false;
       lastSeq = seq;
-      refs.push({ backlog, id, seq, deliveryCount, notBefore, message });
+      const ref: RecoveredRef = { backlog, id, seq, deliveryCount, notBefore, message };
+      if (sender) ref.sender = sender;
+      refs.push(ref);
     }
     // Rows come in message order; a reference filed under another sequence is sorted into place.
     if (!ordered) refs.sort((a, b) => a.seq - b.seq);
@@ -253,15 +261,20 @@ export class FileStore implements MessageStore {
     const row = this.#sql.oneMessage.get(id) as [string, string, string, Buffer | string | null] | undefined;
     if (!row) return undefined;
     const [bodyType, headers, properties, body] = row;
-    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, this.#handles);
+    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, this.#handles)
+      .message;
   }
 
   /** Destination handles shared by messages read back one at a time. */
   readonly #handles = new Map<string, Queue | Topic>();
 
-  #decode(id: string, row: SerializedMessage, handles: Map<string, Queue | Topic>): Message {
+  #decode(
+    id: string,
+    row: SerializedMessage,
+    handles: Map<string, Queue | Topic>,
+  ): { message: Message; sender: SenderRecord | undefined } {
     try {
-      return deserializeMessage(row, handles);
+      return deserializeStoredMessage(row, handles);
     } catch (error) {
       throw corrupt(this.file, `message '${id}' cannot be read: ${(error as Error).message}`, error);
     }
@@ -479,7 +492,12 @@ type RefRow = [
 
 function encode(operation: StoreOperation): EncodedOperation {
   if (operation.op !== 'addMessage') return operation;
-  return { op: 'addMessage', id: operation.id, seq: operation.seq, row: serializeMessage(operation.message) };
+  return {
+    op: 'addMessage',
+    id: operation.id,
+    seq: operation.seq,
+    row: serializeMessage(operation.message, operation.sender),
+  };
 }
 
 function prepareStatements(db: Db) {

@@ -9,6 +9,7 @@ import type {
   MessageStore,
   RecoveredRef,
   RecoveredState,
+  SenderRecord,
   StoreOperation,
   SubscriptionRecord,
 } from '../jms/store-port.js';
@@ -38,7 +39,10 @@ export class MemoryStore implements MessageStore {
 
   readonly #destinations = new Map<string, DestinationRecord>();
   readonly #subscriptions = new Map<string, SubscriptionRecord>();
-  readonly #messages = new Map<string, { seq: number; message: Message; refs: number }>();
+  readonly #messages = new Map<
+    string,
+    { seq: number; message: Message; refs: number; sender: SenderRecord | undefined }
+  >();
   readonly #refs = new Map<string, Map<string, RefRecord>>();
   #failure: Error | undefined;
   /** Number of commits made: tests use it to see group commit at work. */
@@ -56,14 +60,16 @@ export class MemoryStore implements MessageStore {
       for (const [id, ref] of byId) {
         const stored = this.#messages.get(id);
         if (!stored) continue;
-        refs.push({
+        const recovered: RecoveredRef = {
           backlog,
           id,
           seq: ref.seq,
           deliveryCount: ref.deliveryCount,
           notBefore: ref.notBefore,
           message: stored.message.copy(),
-        });
+        };
+        if (stored.sender) recovered.sender = { ...stored.sender };
+        refs.push(recovered);
       }
     }
     for (const stored of this.#messages.values()) maxSeq = Math.max(maxSeq, stored.seq);
@@ -101,7 +107,12 @@ export class MemoryStore implements MessageStore {
   #apply(operation: StoreOperation): void {
     switch (operation.op) {
       case 'addMessage':
-        this.#messages.set(operation.id, { seq: operation.seq, message: operation.message.copy(), refs: 0 });
+        this.#messages.set(operation.id, {
+          seq: operation.seq,
+          message: operation.message.copy(),
+          refs: 0,
+          sender: operation.sender && { ...operation.sender },
+        });
         return;
       case 'addRef': {
         this.#backlog(operation.backlog).set(operation.id, {

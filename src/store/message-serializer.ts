@@ -17,6 +17,7 @@ import { type BodyType, type DeliveryModeValue, Message } from '../jms/message/m
 import { StreamMessage } from '../jms/message/stream-message.js';
 import { TextMessage } from '../jms/message/text-message.js';
 import type { TypedValue, ValueType } from '../jms/message/typed-value.js';
+import type { SenderRecord } from '../jms/store-port.js';
 import { XMLMessage } from '../jms/message/xml-message.js';
 
 /** A message as the store's columns hold it. */
@@ -45,6 +46,10 @@ interface StoredHeaders {
   dt?: number;
   /** JMSXDeliveryCount of the message object (the store keeps the per-backlog count apart). */
   dc?: number;
+  /** The sender's redelivery limit, when it set one (not a message header: see SenderRecord). */
+  lim?: number;
+  /** The sender's client id, when it had one. */
+  scl?: string;
 }
 
 /** Raised when a stored row cannot be read back: the store is damaged or was written by something else. */
@@ -69,11 +74,14 @@ const VALUE_TYPES: ReadonlySet<string> = new Set<ValueType>([
 ]);
 const BODY_TYPES: ReadonlySet<string> = new Set<BodyType>(['empty', 'text', 'xml', 'bytes', 'map', 'stream']);
 
-/** Encodes a message for the store. */
-export function serializeMessage(message: Message): SerializedMessage {
+/** Encodes a message, and what the engine keeps of its sender, for the store. */
+export function serializeMessage(message: Message, sender?: SenderRecord): SerializedMessage {
+  const headers = headersOf(message);
+  if (sender && sender.redeliveryLimit !== -1) headers.lim = sender.redeliveryLimit;
+  if (sender?.clientId != null) headers.scl = sender.clientId;
   return {
     bodyType: message.bodyType,
-    headers: JSON.stringify(headersOf(message)),
+    headers: JSON.stringify(headers),
     properties: propertiesOf(message),
     body: bodyOf(message),
   };
@@ -88,10 +96,19 @@ export function deserializeMessage(
   row: SerializedMessage,
   destinations: Map<string, Queue | Topic> = new Map(),
 ): Message {
+  return deserializeStoredMessage(row, destinations).message;
+}
+
+/** Like {@link deserializeMessage}, with what was kept of the sender (absent when nothing was). */
+export function deserializeStoredMessage(
+  row: SerializedMessage,
+  destinations: Map<string, Queue | Topic> = new Map(),
+): { message: Message; sender: SenderRecord | undefined } {
   if (!BODY_TYPES.has(row.bodyType))
     throw new MessageDecodeError(`unknown body type '${String(row.bodyType)}'`);
   const message = messageWithBody(row.bodyType, row.body);
-  applyHeaders(message, parseJson(row.headers, 'headers') as StoredHeaders, destinations);
+  const headers = parseJson(row.headers, 'headers') as StoredHeaders;
+  applyHeaders(message, headers, destinations);
   if (row.properties !== null) {
     const flat = parseJson(row.properties, 'properties');
     if (!Array.isArray(flat) || flat.length % 3 !== 0)
@@ -102,7 +119,16 @@ export function deserializeMessage(
       message.setProviderProperty(name, decodeValue(flat[i + 1], flat[i + 2], `property '${name}'`));
     }
   }
-  return message;
+  return { message, sender: senderOf(headers) };
+}
+
+function senderOf(headers: StoredHeaders): SenderRecord | undefined {
+  if (headers.lim === undefined && headers.scl === undefined) return undefined;
+  if (headers.lim !== undefined && !Number.isInteger(headers.lim))
+    throw new MessageDecodeError('the sender redelivery limit is not an integer');
+  if (headers.scl !== undefined && typeof headers.scl !== 'string')
+    throw new MessageDecodeError('the sender client id is not a string');
+  return { redeliveryLimit: headers.lim ?? -1, clientId: headers.scl ?? null };
 }
 
 function headersOf(message: Message): StoredHeaders {

@@ -117,6 +117,54 @@ test('file store - a resolved persistent send survives a crash; acknowledged mes
   });
 });
 
+test('file store - the producer redelivery limit and client id survive a restart (DLV-2, PER-1)', async () => {
+  await withDir(async (dir) => {
+    const first = await openEngine(dir);
+    await first.engine.createQueue('dead');
+    await first.engine.createQueue('orders', { errorDestination: 'queue://dead' });
+    const session = first.connect('billing').createSession();
+    const producer = session.createProducer(session.createQueue('orders'));
+    producer.setRedeliveryLimit(1);
+    await producer.send(new TextMessage('poison'));
+    const unlimited = session.createProducer(session.createQueue('orders'));
+    await unlimited.send(new TextMessage('fine'));
+    const tx = first.connect().createSession(true);
+    const consumer = tx.createConsumer(tx.createQueue('orders'));
+    assert.equal(text(await consumer.receiveNoWait()), 'poison');
+    await tx.rollback(); // delivery 1 of 2
+    await first.engine.flush();
+    await first.crash();
+
+    const stored = await reopenAndRecover(dir);
+    assert.deepEqual(
+      stored.refs.map((ref) => [text(ref.message), ref.sender]),
+      [
+        ['poison', { redeliveryLimit: 1, clientId: 'billing' }],
+        ['fine', { redeliveryLimit: -1, clientId: 'billing' }],
+      ],
+    );
+
+    const second = await openEngine(dir);
+    const tx2 = second.connect().createSession(true);
+    const again = tx2.createConsumer(tx2.createQueue('orders'));
+    const redelivered = await again.receiveNoWait();
+    assert.equal(text(redelivered), 'poison');
+    assert.equal(redelivered?.getIntProperty('JMSXDeliveryCount'), 2);
+    await tx2.rollback(); // the limit, set before the restart, is reached: off to the error destination
+    assert.equal(text(await again.receiveNoWait()), 'fine');
+    await tx2.commit();
+    assert.equal(await again.receiveNoWait(), null);
+    const parked = await second
+      .connect()
+      .createSession()
+      .createConsumer(tx2.createQueue('dead'))
+      .receiveNoWait();
+    assert.equal(text(parked), 'poison');
+    assert.equal(parked?.getIntProperty('JMS_ErrorDeliveryCount'), 2);
+    await second.crash();
+  });
+});
+
 test('file store - with synchronous normal a resolved send survives a restart too (PER-1)', async () => {
   await withDir(async (dir) => {
     const first = await openEngine(dir, { synchronous: 'normal' });

@@ -18,6 +18,7 @@ import { FileStore } from '../../../src/store/file-store.js';
 import {
   MessageDecodeError,
   deserializeMessage,
+  deserializeStoredMessage,
   serializeMessage,
 } from '../../../src/store/message-serializer.js';
 
@@ -112,6 +113,30 @@ test('file store - every header survives the round trip (PER-1)', () => {
   assert.equal(copy.getJMSReplyTo(), null);
   assert.equal(copy.getJMSDeliveryMode(), DeliveryMode.PERSISTENT);
   assert.equal(copy.getJMSPriority(), 4);
+});
+
+test('file store - what is kept of the sender comes back apart from the message, and only when set (DLV-2)', () => {
+  const message = withHeaders(new TextMessage('x'));
+  const kept = deserializeStoredMessage(
+    serializeMessage(message, { redeliveryLimit: 3, clientId: 'billing' }),
+  );
+  assert.deepEqual(kept.sender, { redeliveryLimit: 3, clientId: 'billing' });
+  assert.deepEqual(describe(kept.message), describe(message));
+  assert.deepEqual(
+    deserializeStoredMessage(serializeMessage(message, { redeliveryLimit: 0, clientId: null })).sender,
+    {
+      redeliveryLimit: 0,
+      clientId: null,
+    },
+  );
+  assert.equal(deserializeStoredMessage(serializeMessage(message)).sender, undefined);
+  assert.equal(
+    deserializeStoredMessage(serializeMessage(message, { redeliveryLimit: -1, clientId: null })).sender,
+    undefined,
+  );
+  const bad = serializeMessage(message);
+  bad.headers = bad.headers.replace('{', '{"lim":"many",');
+  assert.throws(() => deserializeStoredMessage(bad), MessageDecodeError);
 });
 
 test('file store - reply-to and destination come back as queue or topic handles (PER-1)', () => {
