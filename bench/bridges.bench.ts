@@ -390,11 +390,16 @@ async function run(
   }
 }
 
-const PIPES: Array<[Kind, Kind]> = [
+/** `BENCH_BRIDGE_PIPES=kafka-amqp,mqtt-amqp` runs only those pipes; default all three. */
+const ALL_PIPES: Array<[Kind, Kind]> = [
   ['amqp', 'kafka'],
   ['mqtt', 'amqp'],
   ['kafka', 'amqp'],
 ];
+const wantedPipes = process.env['BENCH_BRIDGE_PIPES']?.split(',').map((pipe) => pipe.trim());
+const PIPES = ALL_PIPES.filter(
+  ([from, to]) => wantedPipes === undefined || wantedPipes.includes(`${from}-${to}`),
+);
 
 const rows: Record<string, string | number>[] = [];
 const results: Record<string, unknown> = {};

@@ -113,9 +113,13 @@ export class Bridge {
   /** The unit that hit `maxInFlightPerUnit` with the last read: reading waits until it drains. */
   #fullUnit: Unit | undefined;
 
+  /** Acknowledgements waiting for the next flush. */
   #acks: Item[] = [];
   #ackTimer: unknown;
-  #ackChain: Promise<void> = Promise.resolve();
+  /** The flush whose settles are under way, if any. */
+  #flushing: Promise<void> | undefined;
+  /** The flush that starts when the current one ends, taking every acknowledgement queued by then. */
+  #nextFlush: Promise<void> | undefined;
   /** Errors in the error destination's retry loop (status `retrying`). */
   #errorRetries = 0;
 
@@ -789,23 +793,41 @@ export class Bridge {
       }, this.#config.batchIntervalMs);
   }
 
+  /**
+   * Settles the queued acknowledgements; resolves once they (and those of any flush under way)
+   * are settled. One flush runs at a time: acknowledgements queued meanwhile wait for it to end
+   * and then go together. A source that pays a broker round trip per flush (a Kafka offset commit)
+   * then pays it once per round trip, not once per message, however often capacity asks for a
+   * flush; one whose settles are cheap (an AMQP basic.ack) loses nothing by waiting.
+   */
   #flushAcks(): Promise<void> {
     if (this.#ackTimer !== undefined) this.#clock.clearTimer(this.#ackTimer);
     this.#ackTimer = undefined;
+    const running = this.#flushing;
+    if (running === undefined) return this.#startFlush();
+    if (this.#acks.length === 0) return this.#nextFlush ?? running;
+    return (this.#nextFlush ??= running.then(() => {
+      this.#nextFlush = undefined;
+      return this.#startFlush();
+    }));
+  }
+
+  #startFlush(): Promise<void> {
     const batch = this.#acks;
-    if (batch.length === 0) return this.#ackChain;
+    if (batch.length === 0) return Promise.resolve();
     this.#acks = [];
     // Started together, in order, then awaited: a source can share one broker round trip among a
-    // batch (one Kafka offset commit), instead of paying one per message.
-    this.#ackChain = this.#ackChain.then(async () => {
-      await Promise.all(
-        batch.map(async (item) => {
-          await this.#settle(item, { kind: 'ack' });
-          this.#release();
-        }),
-      );
+    // batch (one Kafka offset commit).
+    const flushing = Promise.all(
+      batch.map(async (item) => {
+        await this.#settle(item, { kind: 'ack' });
+        this.#release();
+      }),
+    ).then(() => {
+      if (this.#flushing === flushing) this.#flushing = undefined;
     });
-    return this.#ackChain;
+    this.#flushing = flushing;
+    return flushing;
   }
 
   /** Settles at the source; false when the source could not be told (it will deliver the message again). */

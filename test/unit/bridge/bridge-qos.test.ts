@@ -1,7 +1,49 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DuplicateWindow } from '../../../src/bridge/index.js';
-import { fakeBridge, idle, message } from './fakes.js';
+import { Bridge, type DuplicateWindow } from '../../../src/bridge/index.js';
+import type { Delivery, Outcome, Source } from '../../../src/spi/index.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { FakeSink, FakeSource, fakeBridge, idle, message, textOf } from './fakes.js';
+
+/**
+ * A source whose settles wait for `commit()`, as a Kafka source waits for its offset commit:
+ * `rounds` lists the texts settled before each commit.
+ */
+class CommittingSource implements Source {
+  readonly rounds: string[][] = [[]];
+  #waiting: (() => void)[] = [];
+
+  constructor(readonly inner: FakeSource) {}
+
+  connect(signal: AbortSignal): Promise<void> {
+    return this.inner.connect(signal);
+  }
+
+  async receive(signal: AbortSignal): Promise<Delivery> {
+    const delivery = await this.inner.receive(signal);
+    return {
+      ...delivery,
+      settle: (outcome: Outcome) => {
+        this.rounds.at(-1)!.push(textOf(delivery.message));
+        return new Promise<void>((resolve, reject) => {
+          this.#waiting.push(() => {
+            delivery.settle(outcome).then(resolve, reject);
+          });
+        });
+      },
+    };
+  }
+
+  /** The broker stored the commit: every waiting settle resolves. */
+  commit(): void {
+    this.rounds.push([]);
+    for (const done of this.#waiting.splice(0)) done();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
 
 test('bridge - at-least-once acknowledges the source only after the target confirmed (BRG-2)', async () => {
   const { bridge, source, sink, log } = fakeBridge({ qos: 'at-least-once' });
@@ -131,5 +173,34 @@ test('bridge - acknowledgements go in batches of batchSize, a partial batch afte
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
   await clock.advance(1);
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3', 'm4'], 'the rest after the interval');
+  await bridge.stop();
+});
+
+test('bridge - acknowledgements queued while a flush is settling go together in the next flush, not one round trip each', async () => {
+  const clock = new FakeClock();
+  const source = new CommittingSource(new FakeSource(clock));
+  const sink = new FakeSink(clock);
+  const bridge = new Bridge(
+    { name: 'b1', source, sink, batchSize: 100, batchIntervalMs: 1_000, maxInFlight: 10 },
+    { clock },
+  );
+  sink.hangAll();
+  await bridge.start();
+  source.inner.pushTexts(...Array.from({ length: 10 }, (_, i) => `m${i + 1}`));
+  await idle();
+  for (let i = 0; i < 10; i++) {
+    sink.confirmAll();
+    await idle();
+  }
+  assert.equal(sink.texts.length, 10);
+  // The reader, out of capacity, flushed m1 at once; m2..m10 were confirmed while m1's commit was under way.
+  assert.deepEqual(source.rounds, [['m1']]);
+  source.commit();
+  await idle();
+  assert.deepEqual(source.rounds, [['m1'], ['m2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']]);
+  source.commit();
+  await idle();
+  assert.deepEqual(source.inner.acked, ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
+  assert.equal(bridge.counters.inFlight, 0);
   await bridge.stop();
 });
