@@ -84,6 +84,8 @@ export class KafkaSource implements Source {
    * they come back, so that the stale seek cannot skip records another member has not committed.
    */
   readonly #lingeringSeeks = new Map<number, bigint>();
+  /** Each partition's high watermark as of its last fetch, for {@link KafkaSource.backlog}. */
+  readonly #highWatermarks = new Map<number, bigint>();
   /** Bumped when the group rebalances: a batch fetched before then is not handed out. */
   #membership = 0;
   #joined = false;
@@ -158,6 +160,24 @@ export class KafkaSource implements Source {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#receivers.push(receiver);
     });
+  }
+
+  /**
+   * Records not yet handed to the bridge: the read-ahead buffer plus, per partition this member
+   * reads, the high watermark of its last fetch less the next offset to read. Approximate: the
+   * watermark is as fresh as the last fetch (a paused partition's goes stale), and offsets that
+   * hold no record (transaction markers, compacted records) count.
+   */
+  backlog(): number | undefined {
+    if (this.#state !== 'running') return undefined;
+    let behind = 0n;
+    for (const [partition, track] of this.#tracks) {
+      const highWatermark = this.#highWatermarks.get(partition);
+      const next = track.resumePosition();
+      if (highWatermark !== undefined && next !== undefined && highWatermark > next)
+        behind += highWatermark - next;
+    }
+    return this.#buffer.length + Number(behind);
   }
 
   /** Commits what is settled, then leaves the group; unsettled records come again to the next reader. */
@@ -239,6 +259,7 @@ export class KafkaSource implements Source {
     for (const [partition, track] of [...this.#tracks]) {
       if (assigned.has(partition)) continue;
       this.#tracks.delete(partition);
+      this.#highWatermarks.delete(partition);
       this.#unpause(partition);
       if (this.#seeksPending.delete(partition)) {
         const position = track.restartPosition();
@@ -278,6 +299,7 @@ export class KafkaSource implements Source {
     for (const timer of this.#pauses.values()) this.#timers.clearTimeout(timer);
     this.#pauses.clear();
     this.#tracks.clear();
+    this.#highWatermarks.clear();
     this.#seeksPending.clear();
     this.#lingeringSeeks.clear();
     this.#joined = false;
@@ -305,6 +327,7 @@ export class KafkaSource implements Source {
       track = new PartitionTrack();
       this.#tracks.set(partition, track);
     }
+    this.#highWatermarks.set(partition, BigInt(batch.highWatermark));
     const epoch = track.epoch;
     const current = (): boolean =>
       payload.isRunning() &&

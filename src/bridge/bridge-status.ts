@@ -32,6 +32,12 @@ export interface BridgeCounters {
   readonly reconnects: number;
   /** Deliveries read and not yet finished (now). */
   readonly inFlight: number;
+  /**
+   * How far the bridge is behind its source (now): `inFlight` plus the source's backlog when
+   * the source knows it (Kafka: behind the high watermark; internal queue or durable
+   * subscription: its messages not yet received). See docs/bridges.md.
+   */
+  readonly lag: number;
   /** The last failure seen, if any. */
   readonly lastError?: { readonly message: string; readonly at: number };
 }

@@ -162,8 +162,19 @@ export class Bridge {
     return {
       ...this.#counts,
       inFlight: this.#inFlight,
+      lag: this.#inFlight + this.#sourceBacklog(),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
     };
+  }
+
+  /** What the source says waits there; 0 when it cannot tell or fails to answer. */
+  #sourceBacklog(): number {
+    try {
+      const backlog = this.#config.source.backlog?.();
+      return backlog !== undefined && Number.isFinite(backlog) && backlog > 0 ? backlog : 0;
+    } catch {
+      return 0;
+    }
   }
 
   /** Calls `listener` on every status change; returns the function that removes it. */

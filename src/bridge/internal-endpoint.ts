@@ -166,6 +166,31 @@ export class InternalSource implements Source {
     await connection?.close();
   }
 
+  /**
+   * Messages in the queue (available and pending: unacknowledged, delayed, scheduled, uncommitted)
+   * or in the durable subscription, less those handed to the bridge and not yet acknowledged to
+   * the engine. Undefined for a non-durable topic subscription and while not connected.
+   */
+  backlog(): number | undefined {
+    if (!this.#consumer) return undefined;
+    const handedOut = this.#ledger.length - (this.#parked ? 1 : 0);
+    let held: number | undefined;
+    try {
+      if (this.#destination.kind === 'queue') {
+        const stats = this.#config.engine.destinationStatistics(this.#destination);
+        held = stats.messagesCurrent + stats.messagesPending;
+      } else if (this.#config.durable) {
+        const { clientId, name } = this.#config.durable;
+        held = this.#config.engine
+          .durableSubscriptions()
+          .find((s) => s.clientId === clientId && s.name === name)?.messages;
+      }
+    } catch {
+      return undefined; // the destination was deleted meanwhile
+    }
+    return held === undefined ? undefined : Math.max(0, held - handedOut);
+  }
+
   #pull(consumer: MessageConsumer): Promise<void> {
     if (this.#pulling) return this.#pulling;
     const pulling = consumer.receive(0).then(async (message) => {

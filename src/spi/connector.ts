@@ -36,6 +36,12 @@ export interface Source {
   receive(signal: AbortSignal): Promise<Delivery>;
   /** Stops reading; unsettled deliveries are returned to the broker (redelivered later). */
   close(): Promise<void>;
+  /**
+   * Optional: messages waiting at the source that `receive` has not handed out yet (read-ahead
+   * buffers included), when the source knows without a broker round trip; undefined when it does
+   * not. The runtime adds its deliveries not yet settled to make the bridge's `lag`.
+   */
+  backlog?(): number | undefined;
 }
 
 /** Writes messages to a broker. */

@@ -550,3 +550,29 @@ test(
     });
   },
 );
+
+test(
+  'kafka connector - the backlog counts records not yet handed out, read-ahead and behind the high watermark',
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    await withTopic(1, async (topic) => {
+      await produce(topic, 10);
+      const source = await openSource(endpoint(topic, { prefetch: 3 }));
+      try {
+        const first = await receive(source);
+        assert.equal(source.backlog(), 9, 'ten records, one handed out; at most three read ahead');
+        await first.settle({ kind: 'ack' });
+        for (let i = 1; i < 10; i++) await (await receive(source)).settle({ kind: 'ack' });
+        assert.equal(source.backlog(), 0);
+        await produce(topic, 5);
+        const next = await receive(source);
+        assert.equal(bodyOf(next), 'm-0', 'the second batch of records');
+        assert.equal(source.backlog(), 4);
+        await next.settle({ kind: 'ack' });
+      } finally {
+        await source.close();
+      }
+      assert.equal(source.backlog(), undefined, 'a closed source does not know');
+    });
+  },
+);

@@ -242,6 +242,7 @@ test('bridge - counters and status report what happened (BRG-5)', async () => {
     duplicates: 0,
     reconnects: 0,
     inFlight: 0,
+    lag: 0,
   });
   assert.match(lastError!.message, /target refused/);
   assert.equal(bridge.status, 'connected');

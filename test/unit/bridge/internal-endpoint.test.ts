@@ -11,7 +11,7 @@ import {
 } from '../../../src/bridge/index.js';
 import { type Message, Queue, Topic, TextMessage } from '../../../src/index.js';
 import { type TestEngine, testEngine } from '../../helpers/engine.js';
-import { FlakySink, idle, textOf } from './fakes.js';
+import { FakeSink, FlakySink, idle, textOf } from './fakes.js';
 
 async function produce(
   t: TestEngine,
@@ -343,5 +343,55 @@ test('bridge - stopping a bridge over internal endpoints loses and duplicates no
   const moved = (await drain(t, output)).map(textOf);
   assert.deepEqual([...moved].sort(), [...texts].sort(), 'every message once');
   assert.equal(remaining(t, input), 0);
+  await t.close();
+});
+
+test('bridge - lag over an internal queue counts what the bridge holds and what waits on the queue', async () => {
+  const t = testEngine();
+  const input = new Queue('in');
+  await produce(
+    t,
+    input,
+    ['m1', 'm2', 'm3', 'm4', 'm5'].map((text) => ({ text })),
+  );
+  const sink = new FakeSink(t.clock);
+  sink.hangAll();
+  const source = new InternalSource({ engine: t.engine, destination: input });
+  const bridge = internalBridge(t, { source, sink, maxInFlight: 2 });
+  assert.equal(bridge.counters.lag, 0, 'a source not connected does not know its backlog');
+  await bridge.start();
+  await idle();
+  assert.equal(bridge.counters.inFlight, 2);
+  assert.equal(source.backlog(), 3);
+  assert.equal(bridge.counters.lag, 5);
+  for (let sent = 1; sent <= 5; sent++) {
+    sink.confirmAll();
+    await idle();
+    assert.equal(bridge.counters.lag, 5 - sent, `after ${sent} confirmed`);
+  }
+  assert.equal(remaining(t, input), 0);
+  await bridge.stop();
+  await t.close();
+});
+
+test('bridge - the backlog of a durable topic source is its subscription, of a non-durable one unknown', async () => {
+  const t = testEngine();
+  const durable = new InternalSource({
+    engine: t.engine,
+    destination: 'topic://prices',
+    durable: { clientId: 'lag', name: 'sub' },
+  });
+  const plain = new InternalSource({ engine: t.engine, destination: 'topic://prices' });
+  await durable.connect(receiveSignal());
+  await plain.connect(receiveSignal());
+  await produce(t, new Topic('prices'), [{ text: 'p1' }, { text: 'p2' }]);
+  assert.equal(durable.backlog(), 2);
+  const delivery = await durable.receive(receiveSignal());
+  assert.equal(durable.backlog(), 1, 'one handed out');
+  await delivery.settle({ kind: 'ack' });
+  assert.equal(durable.backlog(), 1);
+  assert.equal(plain.backlog(), undefined);
+  await durable.close();
+  await plain.close();
   await t.close();
 });
