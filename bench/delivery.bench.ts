@@ -85,12 +85,16 @@ async function run(consumers: number, failures: boolean): Promise<RunResult> {
     const tx = connection.createSession(true);
     tx.createConsumer(queue).setMessageListener(async (message) => {
       const n = message.getIntProperty('n');
-      if (failures && n % 100 === 7) {
+      // Failures picked by position within the unit, so every unit gets its 10% and 1%. (Picked
+      // by n itself, n % 10 === 3 is always odd and so always in the odd units: half the units
+      // would fail twice as often and the other half never.)
+      const position = Math.floor(n / UNITS);
+      if (failures && position % 100 === 7) {
         processed++;
         if (processed === MESSAGES) finish();
         throw POISON;
       }
-      if (failures && n % 10 === 3 && message.getIntProperty('JMSXDeliveryCount') === 1) {
+      if (failures && position % 10 === 3 && message.getIntProperty('JMSXDeliveryCount') === 1) {
         await tx.rollback();
         return;
       }
