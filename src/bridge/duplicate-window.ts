@@ -3,12 +3,13 @@
  * forwarded recently. The runtime records an id after the target confirmed the message and
  * before it acknowledges the source, and drops a message whose id is already in the window.
  *
- * The interface is asynchronous and keyed by plain strings so a persisted window (records of
- * `{ id, at }` written to the store before `add` resolves) can implement it; the in-memory window
- * here forgets everything on restart, so exactly-once with it only holds within one process run.
+ * Two windows: {@link MemoryDuplicateWindow} forgets everything on restart, so exactly-once with
+ * it only holds within one process run; {@link StoreDuplicateWindow} keeps the ids in the store
+ * (the embedded file store), durable before `add` resolves, so it survives a restart.
  */
 import type { Clock } from '../jms/clock.js';
 import { InvalidArgumentError } from '../jms/errors.js';
+import type { ForwardedIdStore } from '../jms/store-port.js';
 
 /** The ids a bridge forwarded, bounded by count and optionally by age. */
 export interface DuplicateWindow {
@@ -40,13 +41,7 @@ export class MemoryDuplicateWindow implements DuplicateWindow {
   readonly #clock: Clock | undefined;
 
   constructor(options: MemoryDuplicateWindowOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 100_000;
-    if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1)
-      throw new InvalidArgumentError(
-        `duplicate window maxEntries ${String(this.#maxEntries)} is not valid (expected an integer >= 1)`,
-      );
-    if (options.maxAgeMs !== undefined && options.clock === undefined)
-      throw new InvalidArgumentError('duplicate window maxAgeMs needs a clock');
+    this.#maxEntries = checkBounds(options);
     this.#maxAgeMs = options.maxAgeMs;
     this.#clock = options.clock;
   }
@@ -77,4 +72,120 @@ export class MemoryDuplicateWindow implements DuplicateWindow {
       this.#ids.delete(id);
     }
   }
+}
+
+/** Bounds of a {@link StoreDuplicateWindow}, and where it lives. */
+export interface StoreDuplicateWindowOptions extends MemoryDuplicateWindowOptions {
+  /** The store that keeps the ids: the embedded file store implements it. */
+  store: ForwardedIdStore;
+  /** The window's name in the store, unique per bridge: the bridge's name. */
+  name: string;
+}
+
+/**
+ * A duplicate window kept in the store, so exactly-once holds across a gateway restart. The ids
+ * are read from the store once, at the first use, and answered from memory after that; `add`
+ * writes the id (and forgets the ids that fell out of the window) in the store's next group
+ * commit and resolves once that is durable. The runtime acknowledges the source only after
+ * `add` resolved, so an acknowledged message's id is always in the store. Where the guarantee
+ * ends is in docs/bridges.md.
+ */
+export class StoreDuplicateWindow implements DuplicateWindow {
+  readonly #store: ForwardedIdStore;
+  readonly #name: string;
+  readonly #maxEntries: number;
+  readonly #maxAgeMs: number | undefined;
+  readonly #clock: Clock | undefined;
+  /** Oldest first; insertion order is seq order. */
+  #ids: Map<string, { seq: number; at: number }> | undefined;
+  #lastSeq = 0;
+  /** The highest seq forgotten in memory and not yet in the store. */
+  #forgetThroughSeq: number | undefined;
+
+  constructor(options: StoreDuplicateWindowOptions) {
+    this.#maxEntries = checkBounds(options);
+    this.#maxAgeMs = options.maxAgeMs;
+    this.#clock = options.clock;
+    this.#store = options.store;
+    this.#name = options.name;
+  }
+
+  /** Ids currently remembered. */
+  get size(): number {
+    this.#expire();
+    return this.#loaded().size;
+  }
+
+  has(id: string): Promise<boolean> {
+    try {
+      this.#expire();
+      return Promise.resolve(this.#loaded().has(id));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  add(id: string, at: number): Promise<void> {
+    let seq: number;
+    try {
+      const ids = this.#loaded();
+      seq = ++this.#lastSeq;
+      ids.delete(id);
+      ids.set(id, { seq, at });
+      for (const [oldest, entry] of ids) {
+        if (ids.size <= this.#maxEntries) break;
+        ids.delete(oldest);
+        this.#forgetThroughSeq = entry.seq;
+      }
+      this.#expire();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const forget = this.#forgetThroughSeq;
+    this.#forgetThroughSeq = undefined;
+    return this.#store.recordForwardedIds(this.#name, [{ id, seq, at }], forget).catch((error: unknown) => {
+      // Not forgotten in the store: the next add tries again.
+      if (forget !== undefined) this.#forgetThroughSeq = Math.max(forget, this.#forgetThroughSeq ?? 0);
+      throw error;
+    });
+  }
+
+  #loaded(): Map<string, { seq: number; at: number }> {
+    if (this.#ids) return this.#ids;
+    const ids = new Map<string, { seq: number; at: number }>();
+    for (const { id, seq, at } of this.#store.readForwardedIds(this.#name)) {
+      ids.delete(id);
+      ids.set(id, { seq, at });
+      this.#lastSeq = Math.max(this.#lastSeq, seq);
+    }
+    this.#ids = ids;
+    for (const [oldest, entry] of ids) {
+      if (ids.size <= this.#maxEntries) break;
+      ids.delete(oldest);
+      this.#forgetThroughSeq = entry.seq;
+    }
+    return ids;
+  }
+
+  #expire(): void {
+    if (this.#maxAgeMs === undefined || !this.#clock) return;
+    const ids = this.#loaded();
+    const oldest = this.#clock.now() - this.#maxAgeMs;
+    for (const [id, entry] of ids) {
+      if (entry.at > oldest) break;
+      ids.delete(id);
+      this.#forgetThroughSeq = entry.seq;
+    }
+  }
+}
+
+function checkBounds(options: MemoryDuplicateWindowOptions): number {
+  const maxEntries = options.maxEntries ?? 100_000;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1)
+    throw new InvalidArgumentError(
+      `duplicate window maxEntries ${String(maxEntries)} is not valid (expected an integer >= 1)`,
+    );
+  if (options.maxAgeMs !== undefined && options.clock === undefined)
+    throw new InvalidArgumentError('duplicate window maxAgeMs needs a clock');
+  return maxEntries;
 }

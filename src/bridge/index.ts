@@ -15,6 +15,8 @@ export {
   type DuplicateWindow,
   type MemoryDuplicateWindowOptions,
   MemoryDuplicateWindow,
+  type StoreDuplicateWindowOptions,
+  StoreDuplicateWindow,
 } from './duplicate-window.js';
 export {
   InternalSource,

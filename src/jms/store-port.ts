@@ -86,3 +86,28 @@ export interface MessageStore {
    */
   readMessage?(id: string): Message | undefined;
 }
+
+/** One id in a bridge's duplicate window (BRG-2), as a {@link ForwardedIdStore} keeps it. */
+export interface ForwardedId {
+  /** The JMSMessageID forwarded. */
+  id: string;
+  /** Its place in the window: ascending in the order the ids were recorded. */
+  seq: number;
+  /** When it was recorded, ms since the epoch. */
+  at: number;
+}
+
+/**
+ * A store that can also keep the duplicate windows of exactly-once bridges (BRG-2): a few recent
+ * message ids per window name. Optional: a store without it leaves bridges to an in-memory window.
+ */
+export interface ForwardedIdStore {
+  /** The ids recorded in `window`, in `seq` order, as durably stored (not what is still queued). */
+  readForwardedIds(window: string): ForwardedId[];
+  /**
+   * Records `ids` in `window` (an id recorded again takes its new `seq` and `at`) and forgets the
+   * window's ids with `seq` up to `forgetThroughSeq`, in one atomic write that shares the store's
+   * group commit; resolves once durable.
+   */
+  recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void>;
+}

@@ -18,6 +18,8 @@ import Database from 'better-sqlite3';
 import type {
   BacklogKey,
   DestinationRecord,
+  ForwardedId,
+  ForwardedIdStore,
   MessageStore,
   RecoveredRef,
   SenderRecord,
@@ -83,7 +85,8 @@ export interface FileStoreStats {
 /** A store operation ready to write: messages are serialized when `commit` is called. */
 type EncodedOperation =
   | Exclude<StoreOperation, { op: 'addMessage' }>
-  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
+  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage }
+  | { op: 'recordForwarded'; window: string; ids: readonly ForwardedId[]; forgetThroughSeq?: number };
 
 interface PendingCommit {
   operations: EncodedOperation[];
@@ -130,7 +133,22 @@ const SCHEMA = `
   );
 `;
 
-export class FileStore implements MessageStore {
+/**
+ * Bridges' duplicate windows (BRG-2). Created when a store opens if it is missing, so a store
+ * made before it existed gains it without a schema version change; older code ignores it.
+ */
+const FORWARDED_IDS_SCHEMA = `
+  CREATE TABLE IF NOT EXISTS forwarded_ids (
+    window TEXT NOT NULL,
+    id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (window, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS forwarded_ids_by_seq ON forwarded_ids (window, seq);
+`;
+
+export class FileStore implements MessageStore, ForwardedIdStore {
   /** The database file. */
   readonly file: string;
   readonly #db: Db;
@@ -312,8 +330,31 @@ export class FileStore implements MessageStore {
         ),
       );
     }
+    return this.#enqueue(encoded);
+  }
+
+  /** The ids of a bridge's duplicate window, oldest first, as stored (BRG-2). */
+  readForwardedIds(window: string): ForwardedId[] {
+    if (this.#closed) throw closedError(this.file);
+    return (this.#sql.forwardedIds.all(window) as [string, number, number][]).map(([id, seq, at]) => ({
+      id,
+      seq,
+      at,
+    }));
+  }
+
+  /** Records ids in a bridge's duplicate window and trims it, in the next group commit (BRG-2). */
+  recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError(this.file));
+    this.#stats.commits++;
+    return this.#enqueue([
+      { op: 'recordForwarded', window, ids, ...(forgetThroughSeq === undefined ? {} : { forgetThroughSeq }) },
+    ]);
+  }
+
+  #enqueue(operations: EncodedOperation[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ operations: encoded, resolve, reject, settled: false });
+      this.#pending.push({ operations, resolve, reject, settled: false });
       if (!this.#scheduled) {
         this.#scheduled = true;
         setImmediate(() => this.#writePending());
@@ -448,6 +489,11 @@ export class FileStore implements MessageStore {
           sql.deleteSubscription.run(operation.key);
           this.#dropBacklog(operation.key);
           break;
+        case 'recordForwarded':
+          for (const { id, seq, at } of operation.ids) sql.putForwardedId.run(operation.window, id, seq, at);
+          if (operation.forgetThroughSeq !== undefined)
+            sql.forgetForwardedIds.run(operation.window, operation.forgetThroughSeq);
+          break;
       }
     }
   }
@@ -541,6 +587,11 @@ function prepareStatements(db: Db) {
     ),
     maxSeq: db.prepare('SELECT max(seq) FROM messages'),
     oneMessage: raw('SELECT body_type, headers, properties, body FROM messages WHERE id = ?'),
+    putForwardedId: db.prepare(
+      'INSERT OR REPLACE INTO forwarded_ids (window, id, seq, at) VALUES (?, ?, ?, ?)',
+    ),
+    forgetForwardedIds: db.prepare('DELETE FROM forwarded_ids WHERE window = ? AND seq <= ?'),
+    forwardedIds: raw('SELECT id, seq, at FROM forwarded_ids WHERE window = ? ORDER BY seq'),
   };
 }
 
@@ -620,6 +671,7 @@ function openDatabase(file: string, options: FileStoreOptions): Db {
     db.pragma('journal_size_limit = 67108864');
     checkIntegrity(db, file, options.check ?? 'quick');
     checkSchema(db, file);
+    db.exec(FORWARDED_IDS_SCHEMA);
     // The first write takes the exclusive lock and keeps it until close; it also proves the file is writable.
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened', ?)").run(new Date().toISOString());
     if (options.maxBytes !== undefined) {
