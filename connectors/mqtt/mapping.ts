@@ -202,7 +202,10 @@ function readUserProperties(message: Message, user: UserProperties, warnings: st
       warnings.push(`user property '${name}' does not hold its tagged type ${type}; read as a string`);
       typed = { type: 'string', value } as const;
     }
-    setCarriedProperty(message, name, typed);
+    if (!setCarriedProperty(message, name, typed))
+      warnings.push(
+        `user property '${name}' has no JMS property form (not an identifier, or reserved); left out`,
+      );
   }
 }
 
