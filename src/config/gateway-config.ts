@@ -97,6 +97,11 @@ export interface GatewayConfig {
     readonly distributedTopics: readonly DistributedDestinationConfig[];
   };
   readonly bridges: readonly BridgeSpec[];
+  /**
+   * The named broker connections as written (their fields are already merged into the endpoints
+   * that name them); a reload restarts every bridge whose connection changed.
+   */
+  readonly connections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Values that came from `${ENV}` references: never log them. */
   readonly secrets: ReadonlySet<string>;
 }
@@ -153,6 +158,7 @@ export function toGatewayConfig(data: Plain, file: string, secrets: ReadonlySet<
       distributedTopics: list('distributedTopics') as unknown as DistributedDestinationConfig[],
     },
     bridges: bridges as unknown as BridgeSpec[],
+    connections: (data.connections ?? {}) as GatewayConfig['connections'],
     secrets,
   };
 }
