@@ -24,13 +24,35 @@ export interface Route {
   handle(context: RouteContext): Promise<{ status?: number; body: unknown }>;
 }
 
+/** What a reload did (`POST /reload`, `jms-gateway reload`). */
+export interface ReloadResult {
+  /** Whether the new configuration runs now; false: the old one keeps running (see `errors`). */
+  reloaded: boolean;
+  /** Bridges started because they are new. */
+  added: string[];
+  /** Bridges stopped (after draining) because they are no longer configured. */
+  removed: string[];
+  /** Bridges whose configuration changed: drained, stopped and started again, one at a time. */
+  restarted: string[];
+  /** Bridges left running as they were. */
+  unchanged: string[];
+  /** Destinations created (`queue://name`). */
+  created: string[];
+  /** Per restarted bridge, what changed: its fields, `connection 'name'`, or the gateway setting it takes. */
+  changes: Record<string, string[]>;
+  /** Changes a running gateway does not apply, and what to do about them. */
+  warnings: string[];
+  /** Why the configuration was not applied: `file:line:col: path: message` for each problem. */
+  errors: string[];
+}
+
 /** What the routes act on. */
 export interface AdminServices {
   engine: JmsEngine;
   operations: DestinationOperations;
   bridges: BridgeControl;
-  /** Re-reads the configuration; the gateway supplies it. */
-  reload?: () => Promise<{ reloaded: boolean; errors?: string[] }>;
+  /** Re-reads the configuration and applies it; the gateway supplies it. */
+  reload?: () => Promise<ReloadResult>;
 }
 
 const destinationName = (params: Record<string, string>) => {
@@ -171,7 +193,8 @@ export function adminRoutes(services: AdminServices): Route[] {
     {
       method: 'POST',
       path: '/reload',
-      summary: 'Re-reads the configuration; an invalid one is reported and the old one keeps running.',
+      summary:
+        'Re-reads the configuration and applies it (200); an invalid one is reported and the old one keeps running (422); 409 while another reload runs.',
       async handle() {
         if (!services.reload)
           throw new HttpError(501, 'this gateway was started without a configuration file to reload');

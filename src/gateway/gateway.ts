@@ -1,12 +1,14 @@
 /**
  * The gateway: from a validated configuration, the store, the engine with its destinations, the
  * bridges between them and the brokers, and the admin API; started together, stopped in order
- * (bridges drain first, then the admin API, the engine and the store close).
+ * (bridges drain first, then the admin API, the engine and the store close). A reload applies a
+ * new configuration's bridges and new destinations while it runs.
  */
 import { mkdir } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { type AdminServer, startAdminServer } from '../admin/server.js';
 import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
+import type { ReloadResult } from '../admin/routes.js';
 import { BRIDGE_DEFAULTS, Bridge, type BridgeConfig, MemoryDuplicateWindow } from '../bridge/index.js';
 import {
   type BridgeSpec,
@@ -21,7 +23,6 @@ import { redact } from '../config/env.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Clock, systemClock } from '../jms/clock.js';
 import { Queue, Topic } from '../jms/destination/destination.js';
-import type { DestinationOptions } from '../jms/destination/destination-options.js';
 import { JmsEngine } from '../jms/engine.js';
 import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
 import type { MessageStore } from '../jms/store-port.js';
@@ -29,6 +30,7 @@ import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
+import { type ReloadPlan, canonical, planReload } from './reload-plan.js';
 import { createXPathEvaluator } from './xpath-evaluator.js';
 
 /** What `start` takes besides the configuration. */
@@ -41,7 +43,17 @@ export interface GatewayStartOptions {
   readonly clock?: Clock;
   /** Use this store instead of the configured one (tests, embedding). */
   readonly store?: MessageStore;
+  /**
+   * Reads and checks the configuration again (`checkConfigFile` on the file it came from), for
+   * `reload()`, SIGHUP and `POST /reload`. Without it the gateway cannot reload.
+   */
+  readonly loadConfig?: () => Promise<ReloadSource>;
 }
+
+/** A configuration to reload, or every problem found in it (`file:line:col: path: message`). */
+export type ReloadSource =
+  | { readonly ok: true; readonly config: GatewayConfig }
+  | { readonly ok: false; readonly errors: readonly string[] };
 
 /** A bridge as the admin API shows it. */
 export interface GatewayBridgeView extends BridgeView {
@@ -76,23 +88,43 @@ export class Gateway {
   readonly engine: JmsEngine;
   /** A connection factory with the configured settings, for programs that embed the gateway. */
   readonly connectionFactory: ConnectionFactory;
-  readonly #config: GatewayConfig;
+  /** The configuration applied last: its bridges and destinations run. */
+  #config: GatewayConfig;
+  /** The configuration the process started with: store, engine and admin settings come from it. */
+  readonly #started: GatewayConfig;
+  /** Every secret of every configuration applied, masked in logs and views. */
+  readonly #secrets: Set<string>;
   readonly #logger: GatewayLogger;
+  /** The root logger (redacting), for the bridges a reload builds. */
+  readonly #rootLogger: GatewayLogger;
+  readonly #clock: Clock;
+  readonly #loadConfig: (() => Promise<ReloadSource>) | undefined;
   readonly #bridges: Map<string, BridgeEntry>;
   readonly #starts = new Set<Promise<void>>();
   #admin: AdminServer | undefined;
   #stopping: Promise<{ clean: boolean }> | undefined;
+  #reloading: Promise<ReloadResult> | undefined;
 
   private constructor(
     config: GatewayConfig,
     engine: JmsEngine,
     bridges: Map<string, BridgeEntry>,
-    logger: GatewayLogger,
+    services: {
+      logger: GatewayLogger;
+      secrets: Set<string>;
+      clock: Clock;
+      loadConfig: (() => Promise<ReloadSource>) | undefined;
+    },
   ) {
     this.#config = config;
+    this.#started = config;
     this.engine = engine;
     this.#bridges = bridges;
-    this.#logger = logger;
+    this.#rootLogger = services.logger;
+    this.#logger = services.logger.child({ component: 'gateway' });
+    this.#secrets = services.secrets;
+    this.#clock = services.clock;
+    this.#loadConfig = services.loadConfig;
     this.connectionFactory = new ConnectionFactory(engine, config.connectionFactory);
   }
 
@@ -106,7 +138,11 @@ export class Gateway {
     logger: GatewayLogger,
     options: GatewayStartOptions = {},
   ): Promise<Gateway> {
-    logger = redactingLogger(logger, config.secrets);
+    const secrets = new Set(config.secrets);
+    // Not a configuration secret, but it must never reach a log either.
+    const token = options.adminToken ?? process.env[ADMIN_TOKEN_ENV];
+    if (token) secrets.add(token);
+    logger = redactingLogger(logger, secrets);
     const clock = options.clock ?? systemClock;
     const store = options.store ?? (await openStore(config, logger));
     let engine: JmsEngine;
@@ -120,8 +156,14 @@ export class Gateway {
     try {
       await createDestinations(engine, config, logger.child({ component: 'gateway' }));
       const bridges = buildBridges(engine, config, clock, logger);
-      gateway = new Gateway(config, engine, bridges, logger.child({ component: 'gateway' }));
-      if (config.admin.enabled) await gateway.#startAdmin(options, logger.child({ component: 'admin' }));
+      gateway = new Gateway(config, engine, bridges, {
+        logger,
+        secrets,
+        clock,
+        loadConfig: options.loadConfig,
+      });
+      if (config.admin.enabled)
+        await gateway.#startAdmin(options, token, logger.child({ component: 'admin' }));
     } catch (error) {
       await engine.close().catch(() => undefined);
       throw error;
@@ -130,13 +172,18 @@ export class Gateway {
     return gateway;
   }
 
-  async #startAdmin(options: GatewayStartOptions, logger: GatewayLogger): Promise<void> {
+  async #startAdmin(
+    options: GatewayStartOptions,
+    token: string | undefined,
+    logger: GatewayLogger,
+  ): Promise<void> {
     this.#admin = await startAdminServer({
       engine: this.engine,
       host: this.#config.admin.host,
       port: options.adminPort ?? this.#config.admin.port,
-      token: options.adminToken ?? process.env[ADMIN_TOKEN_ENV],
+      token,
       bridges: this.control,
+      ...(this.#loadConfig ? { reload: () => this.reload() } : {}),
       ready: () => this.#stopping === undefined,
       logger,
     });
@@ -162,6 +209,164 @@ export class Gateway {
     return problems;
   }
 
+  /** Whether a reload is running now (another one is refused until it finished). */
+  get reloading(): boolean {
+    return this.#reloading !== undefined;
+  }
+
+  /** The shutdown deadline of the configuration applied last (a reload may change it). */
+  get shutdownDeadlineMs(): number {
+    return this.#config.shutdown.deadlineMs;
+  }
+
+  /**
+   * Reads the configuration again and applies it. A configuration with problems changes nothing:
+   * they are returned (and logged at error level). Otherwise new destinations are created,
+   * removed bridges stop, changed ones restart one at a time (each drains its in-flight messages
+   * as at shutdown, then starts with its new configuration), added ones start, and unchanged ones
+   * are not touched. What a running gateway cannot apply is returned as warnings. Rejects with
+   * an IllegalStateError while another reload runs, while stopping, or without `loadConfig`.
+   */
+  reload(): Promise<ReloadResult> {
+    const load = this.#loadConfig;
+    if (!load)
+      return Promise.reject(
+        new IllegalStateError('this gateway was started without a configuration file to reload'),
+      );
+    if (this.#stopping) return Promise.reject(new IllegalStateError('the gateway is stopping'));
+    if (this.#reloading)
+      return Promise.reject(
+        new IllegalStateError('a reload is running already: try again once it has finished'),
+      );
+    const reloading = this.#reload(load).finally(() => {
+      this.#reloading = undefined;
+    });
+    this.#reloading = reloading;
+    return reloading;
+  }
+
+  async #reload(load: () => Promise<ReloadSource>): Promise<ReloadResult> {
+    this.#logger.info({ config: this.#config.file }, 'reloading configuration');
+    let source: ReloadSource;
+    try {
+      source = await load();
+    } catch (error) {
+      source = { ok: false, errors: [`cannot read the configuration: ${messageOf(error)}`] };
+    }
+    if (!source.ok) return this.#refuse(source.errors, 'the new configuration has problems');
+    const next = source.config;
+    for (const secret of next.secrets) this.#secrets.add(secret);
+    const plan = planReload(
+      {
+        current: this.#config,
+        started: this.#started,
+        destinationOptions: (id) => this.engine.resolveExisting(destinationHandle(id))?.options,
+      },
+      next,
+    );
+    // Everything that can fail is done before any bridge is touched: the old bridges keep running.
+    const problems: string[] = [];
+    const collect: OnProblem = (path, error) => problems.push(`${next.file}: ${path}: ${messageOf(error)}`);
+    await createDestinations(this.engine, next, this.#logger, collect, () => {});
+    const built = buildBridges(
+      this.engine,
+      next,
+      this.#clock,
+      this.#rootLogger,
+      collect,
+      new Set([...plan.changed.map(({ spec }) => spec.name), ...plan.added.map((spec) => spec.name)]),
+    );
+    if (problems.length > 0) return this.#refuse(problems, 'the new configuration cannot be applied');
+    const result = await this.#apply(plan, built);
+    if (this.#stopping) {
+      result.errors.push('the gateway began stopping during the reload: what was not done yet was left');
+      return { ...result, reloaded: false };
+    }
+    this.#config = next;
+    const order = new Map(this.#bridges);
+    this.#bridges.clear();
+    for (const spec of next.bridges) {
+      const entry = order.get(spec.name);
+      if (entry) this.#bridges.set(spec.name, entry);
+    }
+    const { added, removed, restarted, unchanged, created } = result;
+    this.#logger.info({ added, removed, restarted, unchanged, created }, 'configuration reloaded');
+    for (const warning of result.warnings) this.#logger.warn({ warning }, 'reload did not apply a change');
+    return result;
+  }
+
+  /** Stops, restarts and starts bridges as planned; stops early when the gateway stops. */
+  async #apply(plan: ReloadPlan, built: Map<string, BridgeEntry>): Promise<ReloadResult> {
+    const result: ReloadResult = {
+      reloaded: true,
+      added: [],
+      removed: [],
+      restarted: [],
+      unchanged: plan.unchanged.map((spec) => spec.name),
+      created: [...plan.create],
+      changes: {},
+      warnings: [...plan.warnings],
+      errors: [],
+    };
+    for (const spec of plan.unchanged) {
+      const entry = this.#bridges.get(spec.name);
+      // autoStart may differ: it only decides at start, so the running bridge stays as it is.
+      if (entry) this.#bridges.set(spec.name, { spec, bridge: entry.bridge });
+    }
+    for (const name of plan.removed) {
+      const entry = this.#bridges.get(name);
+      if (this.#stopping || !entry) continue;
+      this.#logger.info({ bridge: name }, 'stopping bridge: it is no longer configured');
+      await entry.bridge.stop();
+      if (this.#stopping) return result;
+      if (this.#bridges.get(name) === entry) this.#bridges.delete(name);
+      result.removed.push(name);
+    }
+    for (const { spec, changes } of plan.changed) {
+      const old = this.#bridges.get(spec.name);
+      const replacement = built.get(spec.name)!;
+      if (this.#stopping) return result;
+      const status = old?.bridge.status ?? 'stopped';
+      this.#logger.info({ bridge: spec.name, changes }, 'restarting bridge with its new configuration');
+      await old?.bridge.stop();
+      if (this.#stopping) return result;
+      this.#bridges.set(spec.name, replacement);
+      // It runs as the old one did: a paused bridge stays paused, one never started stays stopped.
+      if (status !== 'stopped' || spec.autoStart) {
+        this.#start(replacement.bridge);
+        if (status === 'paused') await replacement.bridge.pause();
+      }
+      result.restarted.push(spec.name);
+      result.changes[spec.name] = [...changes];
+    }
+    for (const spec of plan.added) {
+      if (this.#stopping) return result;
+      const entry = built.get(spec.name)!;
+      this.#bridges.set(spec.name, entry);
+      if (spec.autoStart) this.#start(entry.bridge);
+      result.added.push(spec.name);
+    }
+    return result;
+  }
+
+  #refuse(errors: readonly string[], why: string): ReloadResult {
+    this.#logger.error(
+      { config: this.#config.file, problems: errors },
+      `configuration not reloaded: ${why}; the running configuration is kept`,
+    );
+    return {
+      reloaded: false,
+      added: [],
+      removed: [],
+      restarted: [],
+      unchanged: [],
+      created: [],
+      changes: {},
+      warnings: [],
+      errors: [...errors],
+    };
+  }
+
   /** The admin API's address (`http://127.0.0.1:8161`), when it runs. */
   get adminUrl(): string | undefined {
     return this.#admin?.url;
@@ -180,15 +385,16 @@ export class Gateway {
   /** The bridges as the admin API controls them (BRG-7). */
   get control(): GatewayBridgeControl {
     return {
-      list: () => [...this.#bridges.values()].map((entry) => viewOf(entry, this.#config.secrets)),
+      list: () => [...this.#bridges.values()].map((entry) => viewOf(entry, this.#secrets)),
       pause: async (name) => this.#entry(name).bridge.pause(),
       resume: async (name) => this.#entry(name).bridge.resume(),
       restart: async (name) => {
-        const { bridge } = this.#entry(name);
+        const entry = this.#entry(name);
         if (this.#stopping) throw new IllegalStateError('the gateway is stopping');
         this.#logger.info({ bridge: name }, 'restarting bridge');
-        await bridge.stop();
-        this.#start(bridge);
+        await entry.bridge.stop();
+        // A reload may have replaced or removed it meanwhile: the replacement runs, not this one.
+        if (this.#bridges.get(name) === entry) this.#start(entry.bridge);
       },
     };
   }
@@ -205,11 +411,13 @@ export class Gateway {
   async #stop(deadlineMs: number): Promise<{ clean: boolean }> {
     const inFlight = [...this.#bridges.values()].reduce((n, e) => n + e.bridge.counters.inFlight, 0);
     this.#logger.info({ deadlineMs, bridges: this.#bridges.size, inFlight }, 'stopping bridges');
-    const stopped = Promise.allSettled(
-      [...this.#bridges.values()].map(async ({ bridge }) => {
+    const stopped = Promise.allSettled([
+      ...[...this.#bridges.values()].map(async ({ bridge }) => {
         await bridge.stop();
       }),
-    );
+      // A reload under way ends at its next step; the bridge it is stopping is one of the above.
+      ...(this.#reloading ? [this.#reloading] : []),
+    ]);
     let timer: NodeJS.Timeout | undefined;
     const clean = await Promise.race([
       stopped.then(() => true),
@@ -238,6 +446,8 @@ export class Gateway {
   }
 
   #start(bridge: Bridge): void {
+    // Stop has collected the bridges to stop: one started now would be left running.
+    if (this.#stopping) return;
     const starting = bridge
       .start()
       .catch((error: unknown) =>
@@ -246,6 +456,11 @@ export class Gateway {
       .finally(() => this.#starts.delete(starting));
     this.#starts.add(starting);
   }
+}
+
+function destinationHandle(id: string): Queue | Topic {
+  const [kind, name] = id.split('://') as [string, string];
+  return kind === 'topic' ? new Topic(name) : new Queue(name);
 }
 
 function viewOf({ spec, bridge }: BridgeEntry, secrets: ReadonlySet<string>): GatewayBridgeView {
@@ -312,6 +527,11 @@ async function createDestinations(
   config: GatewayConfig,
   logger: GatewayLogger,
   onProblem: OnProblem = rethrow,
+  onOtherSettings: (destination: string) => void = (destination) =>
+    logger.warn(
+      { destination },
+      'destination exists in the store with other settings; it keeps them (delete it through the admin API and restart to apply the configured ones)',
+    ),
 ): Promise<void> {
   const plain: [string, 'queue' | 'topic', readonly DestinationConfig[]][] = [
     ['queues', 'queue', config.destinations.queues],
@@ -323,10 +543,7 @@ async function createDestinations(
         const handle = kind === 'queue' ? new Queue(destination.name) : new Topic(destination.name);
         const existing = engine.resolveExisting(handle)?.options;
         if (existing !== undefined && canonical(existing) !== canonical(destination.options))
-          logger.warn(
-            { destination: handle.toString() },
-            'destination exists in the store with other settings; it keeps them (delete it through the admin API and restart to apply the configured ones)',
-          );
+          onOtherSettings(handle.toString());
         if (kind === 'queue') await engine.createQueue(destination.name, destination.options);
         else await engine.createTopic(destination.name, destination.options);
       } catch (error) {
@@ -354,13 +571,14 @@ async function createDestinations(
   }
 }
 
-/** Constructs every bridge (nothing connects until it starts). */
+/** Constructs every bridge, or those named in `only` (nothing connects until it starts). */
 function buildBridges(
   engine: JmsEngine,
   config: GatewayConfig,
   clock: Clock,
   logger: GatewayLogger,
   onProblem: OnProblem = rethrow,
+  only?: ReadonlySet<string>,
 ): Map<string, BridgeEntry> {
   const services: EndpointServices = {
     engine,
@@ -371,6 +589,7 @@ function buildBridges(
   const deadlineMs = config.shutdown.deadlineMs;
   const bridges = new Map<string, BridgeEntry>();
   for (const [index, spec] of config.bridges.entries()) {
+    if (only && !only.has(spec.name)) continue;
     try {
       const bridgeLogger = logger.child({ component: 'bridge' });
       const bridge = new Bridge(bridgeConfig(spec, services, deadlineMs - closeReserveMs(deadlineMs)), {
@@ -423,15 +642,6 @@ function bridgeConfig(spec: BridgeSpec, services: EndpointServices, stopTimeoutM
     ...(spec.maxInFlightPerUnit === undefined ? {} : { maxInFlightPerUnit: spec.maxInFlightPerUnit }),
     stopTimeoutMs: spec.stopTimeoutMs ?? Math.max(0, stopTimeoutMs),
   };
-}
-
-/** JSON with sorted keys, to compare settings whatever their order. */
-function canonical(options: DestinationOptions): string {
-  return JSON.stringify(options, (_key, value: unknown) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
-      : value,
-  );
 }
 
 function messageOf(error: unknown): string {

@@ -1,5 +1,13 @@
 /** The gateway composition: what the CLI and embedding programs use. */
-export { Gateway, type GatewayStartOptions, type GatewayBridgeView, type BuildProblem } from './gateway.js';
+export {
+  Gateway,
+  type GatewayStartOptions,
+  type GatewayBridgeView,
+  type BuildProblem,
+  type ReloadSource,
+} from './gateway.js';
+export { type CheckedConfig, checkConfigFile } from './config-file.js';
+export { type ReloadPlan, type BridgeChange, type RunningState, planReload } from './reload-plan.js';
 export { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 export { type XPathEvaluator, createXPathEvaluator } from './xpath-evaluator.js';
 export { type GatewayConnectorContext, createSource, createSink } from './endpoints.js';

@@ -21,9 +21,9 @@ type Level = 'error' | 'warn' | 'info' | 'debug';
 /**
  * A logger that masks the configuration's secrets (values from `${ENV}` references) in messages,
  * string fields and errors, whoever logs them: an error from a broker client may quote a URL.
+ * The set is read at each call, so secrets a reload adds to it are masked from then on.
  */
 export function redactingLogger(logger: GatewayLogger, secrets: ReadonlySet<string>): GatewayLogger {
-  if (![...secrets].some((secret) => secret.length >= 4)) return logger;
   const clean = (value: unknown): unknown => {
     if (typeof value === 'string') return redact(value, secrets);
     if (value instanceof Error) {
@@ -37,6 +37,7 @@ export function redactingLogger(logger: GatewayLogger, secrets: ReadonlySet<stri
   const at =
     (level: Level) =>
     (fields: Record<string, unknown>, message: string): void => {
+      if (secrets.size === 0) return logger[level](fields, message);
       const cleaned: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(fields)) cleaned[key] = clean(value);
       logger[level](cleaned, redact(message, secrets));
