@@ -1,10 +1,11 @@
 /**
  * CLI commands that talk to a running gateway through its admin API: `send`, `browse`, `move`,
- * `replay`, `status`. The API address comes from `--url` or JMS_GATEWAY_ADMIN_URL (default
+ * `replay`, `status`, `reload`. The API address comes from `--url` or JMS_GATEWAY_ADMIN_URL (default
  * http://127.0.0.1:8161); the token only from JMS_GATEWAY_ADMIN_TOKEN, never from the command
  * line where other users could see it.
  */
 import { parseArgs } from 'node:util';
+import type { ReloadResult } from '../admin/routes.js';
 
 /** Where a command writes; tests capture it. */
 export interface CommandIo {
@@ -15,7 +16,7 @@ export interface CommandIo {
   fetch: typeof fetch;
 }
 
-export const ADMIN_COMMANDS = ['send', 'browse', 'move', 'replay', 'status'] as const;
+export const ADMIN_COMMANDS = ['send', 'browse', 'move', 'replay', 'status', 'reload'] as const;
 export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
 
 const MOVE_STEP = 500;
@@ -27,7 +28,8 @@ class AdminClient {
     private readonly io: CommandIo,
   ) {}
 
-  async request(method: string, path: string, body?: unknown): Promise<unknown> {
+  /** JSON of a 2xx answer, or of an answer with one of the `accepted` statuses; throws otherwise. */
+  async request(method: string, path: string, body?: unknown, accepted: number[] = []): Promise<unknown> {
     let response: Response;
     try {
       response = await this.io.fetch(`${this.base}${path}`, {
@@ -45,7 +47,7 @@ class AdminClient {
     }
     const text = await response.text();
     const json = text ? (JSON.parse(text) as unknown) : null;
-    if (!response.ok) {
+    if (!response.ok && !accepted.includes(response.status)) {
       const message = (json as { error?: { message?: string } } | null)?.error?.message ?? text;
       const hint = response.status === 401 ? ' (set JMS_GATEWAY_ADMIN_TOKEN)' : '';
       throw new Error(`${method} ${path} failed with ${response.status}: ${message}${hint}`);
@@ -147,6 +149,23 @@ export async function adminCommand(command: AdminCommand, argv: string[], io: Co
         );
         return 0;
       }
+      case 'reload': {
+        if (positionals.length > 0) return usage(io, command);
+        // 422 is an answer, not a failure of the request: the problems are in the body.
+        const result = (await client.request('POST', '/reload', undefined, [422])) as ReloadResult;
+        for (const warning of result.warnings) io.stderr(`warning: ${warning}`);
+        if (!result.reloaded) {
+          for (const error of result.errors) io.stderr(error);
+          io.stderr('not reloaded: the gateway keeps running its previous configuration');
+          return 1;
+        }
+        const list = (names: string[]) => (names.length === 0 ? '-' : names.join(', '));
+        io.stdout(
+          `reloaded: added ${list(result.added)}; removed ${list(result.removed)}; restarted ${list(result.restarted)}; unchanged ${list(result.unchanged)}`,
+        );
+        if (result.created.length > 0) io.stdout(`created ${result.created.join(', ')}`);
+        return 0;
+      }
       case 'status': {
         const { destinations } = (await client.request('GET', '/destinations')) as {
           destinations: DestinationView[];
@@ -237,6 +256,7 @@ const USAGE: Record<AdminCommand, string> = {
   replay:
     "usage: jms-gateway replay ERROR_QUEUE [TO_DESTINATION] [--selector SELECTOR] [--limit N]  (default: back to each message's origin)",
   status: 'usage: jms-gateway status',
+  reload: 'usage: jms-gateway reload',
 };
 
 function usage(io: CommandIo, command: AdminCommand): number {

@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
- * The `jms-gateway` command. `run` starts the gateway on a configuration file; `validate` checks
- * one without starting anything; `selector` checks and evaluates selectors offline; `version`
- * prints the version.
+ * The `jms-gateway` command. `run` starts the gateway on a configuration file (SIGHUP reloads
+ * it); `validate` checks one without starting anything; `selector` checks and evaluates
+ * selectors offline; `version` prints the version; the rest talk to a running gateway.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { builtinRegistry } from '../../connectors/index.js';
-import { ConfigError, type LoadedConfig, formatProblems, loadConfig } from '../config/load-config.js';
-import { Gateway } from '../gateway/index.js';
+import { ConfigError, type LoadedConfig, loadConfig } from '../config/load-config.js';
+import { type CheckedConfig, Gateway, type ReloadSource, checkConfigFile } from '../gateway/index.js';
 import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
 
@@ -18,7 +18,8 @@ const USAGE = `usage: jms-gateway <command>
 commands:
   run [--config FILE] [--admin-port PORT]
                              start the gateway (default config: config/gateway.yaml);
-                             SIGINT/SIGTERM stop it, a second signal exits at once
+                             SIGHUP reloads the file; SIGINT/SIGTERM stop it, a second
+                             signal exits at once
   validate FILE              check a configuration without starting anything; prints ok, or
                              every problem as file:line:col: path: message (exit 1)
   selector check SELECTOR    check a message selector
@@ -32,7 +33,9 @@ commands for a running gateway (--url or JMS_GATEWAY_ADMIN_URL, token from JMS_G
   browse QUEUE [--selector SELECTOR] [--limit N] [--json]
   move FROM_QUEUE TO_DESTINATION [--selector SELECTOR] [--limit N]
   replay ERROR_QUEUE [TO_DESTINATION] [--selector SELECTOR] [--limit N]
-                             back to each message's origin unless a destination is given`;
+                             back to each message's origin unless a destination is given
+  reload                     re-read the gateway's configuration file and apply it
+                             (exit 1 and the problems if it is not valid)`;
 
 /** The package version, from the nearest package.json above this file (works from src/ and dist/). */
 async function version(): Promise<string> {
@@ -78,11 +81,9 @@ async function validate(argv: string[]): Promise<number> {
     process.stderr.write(`usage: jms-gateway validate FILE\n`);
     return 2;
   }
-  const loaded = await load(file);
-  if (!loaded) return 1;
-  const problems = await Gateway.check(loaded.config);
-  if (problems.length > 0) {
-    const lines = formatProblems(loaded.source, problems);
+  const checked: CheckedConfig = await checkConfigFile(file, builtinRegistry);
+  if (!checked.ok) {
+    const lines = checked.errors;
     process.stderr.write(
       `${lines.join('\n')}\n${lines.length} problem${lines.length === 1 ? '' : 's'} in '${file}'\n`,
     );
@@ -90,6 +91,12 @@ async function validate(argv: string[]): Promise<number> {
   }
   process.stdout.write('ok\n');
   return 0;
+}
+
+/** The same checks as `validate`, for a reload of the running gateway's file. */
+async function reloadSource(file: string): Promise<ReloadSource> {
+  const checked = await checkConfigFile(file, builtinRegistry);
+  return checked.ok ? { ok: true, config: checked.loaded.config } : checked;
 }
 
 async function run(argv: string[]): Promise<number> {
@@ -110,7 +117,10 @@ async function run(argv: string[]): Promise<number> {
   const logger = pino({ name: 'jms-gateway' });
   let gateway: Gateway;
   try {
-    gateway = await Gateway.start(config, logger, adminPort === undefined ? {} : { adminPort });
+    gateway = await Gateway.start(config, logger, {
+      ...(adminPort === undefined ? {} : { adminPort }),
+      loadConfig: () => reloadSource(values.config),
+    });
   } catch (error) {
     logger.error({ err: error }, 'cannot start the gateway');
     return 1;
@@ -126,6 +136,7 @@ async function run(argv: string[]): Promise<number> {
     'gateway ready',
   );
 
+  process.on('SIGHUP', reloadOnSignal(gateway, logger));
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -134,7 +145,7 @@ async function run(argv: string[]): Promise<number> {
         process.exit(1);
       }
       stopping = true;
-      const deadlineMs = config.shutdown.deadlineMs;
+      const deadlineMs = gateway.shutdownDeadlineMs;
       logger.info({ signal, deadlineMs }, 'stopping');
       gateway.stop(deadlineMs).then(
         ({ clean }) => {
@@ -150,6 +161,32 @@ async function run(argv: string[]): Promise<number> {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
+}
+
+/**
+ * SIGHUP: reload. A signal that comes while a reload runs is not lost: one more reload follows,
+ * so the file as it is after the last signal is what runs. The gateway logs the outcome.
+ */
+function reloadOnSignal(gateway: Gateway, logger: { warn(fields: object, message: string): void }) {
+  let again = false;
+  let running = false;
+  return () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void (async () => {
+      do {
+        again = false;
+        // Refused only while stopping or while an admin API reload runs: that one reads the file too.
+        await gateway.reload().catch((error: unknown) => {
+          logger.warn({ err: error, signal: 'SIGHUP' }, 'reload refused');
+        });
+      } while (again);
+      running = false;
+    })();
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -173,6 +210,7 @@ async function main(argv: string[]): Promise<number> {
     case 'browse':
     case 'move':
     case 'replay':
+    case 'reload':
       return adminCommand(command satisfies AdminCommand, rest, {
         stdout: (s) => process.stdout.write(`${s}\n`),
         stderr: (s) => process.stderr.write(`${s}\n`),
