@@ -43,6 +43,9 @@ const realTimers: KafkaTimers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
+/** The least time between two fetches that bring a partition's records, ms: see `#spaceFetches`. */
+const MIN_FETCH_INTERVAL_MS = 2;
+
 /** Options the code that builds a source may pass; the YAML configuration is {@link KafkaConfig}. */
 export interface KafkaSourceOptions {
   /** Runs retry delays (partition pauses). Default: the global `setTimeout`. */
@@ -84,6 +87,8 @@ export class KafkaSource implements Source {
    * they come back, so that the stale seek cannot skip records another member has not committed.
    */
   readonly #lingeringSeeks = new Map<number, bigint>();
+  /** When each partition's last batch was read ahead (performance clock), to space fetches out. */
+  readonly #lastBatchAt = new Map<number, number>();
   /** Each partition's high watermark as of its last fetch, for {@link KafkaSource.backlog}. */
   readonly #highWatermarks = new Map<number, bigint>();
   /** Bumped when the group rebalances: a batch fetched before then is not handed out. */
@@ -300,6 +305,7 @@ export class KafkaSource implements Source {
     this.#pauses.clear();
     this.#tracks.clear();
     this.#highWatermarks.clear();
+    this.#lastBatchAt.clear();
     this.#seeksPending.clear();
     this.#lingeringSeeks.clear();
     this.#joined = false;
@@ -348,6 +354,26 @@ export class KafkaSource implements Source {
       }
       payload.resolveOffset(record.offset);
     }
+    await this.#spaceFetches(partition);
+  }
+
+  /**
+   * Returning from `eachBatch` makes kafkajs fetch again at once. A bridge that keeps up reads
+   * every record as it arrives, so without a pause each fetch brings one or two records, and the
+   * fetch loop (with the broker's side of it) takes the CPU the sends need: at a steady half of
+   * the maximum rate such a bridge fell behind. A partition fetched again within
+   * {@link MIN_FETCH_INTERVAL_MS} of its last batch waits out the rest first, so the next fetch
+   * brings what arrived meanwhile; a batch that took longer to read ahead waits for nothing.
+   */
+  async #spaceFetches(partition: number): Promise<void> {
+    const now = performance.now();
+    const last = this.#lastBatchAt.get(partition);
+    this.#lastBatchAt.set(partition, now);
+    if (last === undefined || now - last >= MIN_FETCH_INTERVAL_MS) return;
+    await new Promise<void>((resolve) =>
+      this.#timers.setTimeout(resolve, MIN_FETCH_INTERVAL_MS - (now - last)),
+    );
+    this.#lastBatchAt.set(partition, performance.now());
   }
 
   async #waitForSpace(heartbeat: () => Promise<void>, current: () => boolean): Promise<void> {
