@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startAdminServer } from '../../../src/admin/server.js';
+import type { ReloadResult } from '../../../src/admin/routes.js';
 import { type CommandIo, adminCommand } from '../../../src/cli/admin-commands.js';
 import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
@@ -90,4 +91,61 @@ test('cli admin commands - clear errors: no gateway, wrong token, bad usage', as
   assert.equal(await adminCommand('browse', ['q', '--limit', 'x'], capture({}).io), 2);
   await server.close();
   await t.close();
+});
+
+test('cli admin commands - reload prints what changed, or the problems and exit 1 when the gateway kept its configuration', async () => {
+  const t = testEngine();
+  const results: ReloadResult[] = [
+    {
+      reloaded: true,
+      added: ['fresh'],
+      removed: [],
+      restarted: ['orders'],
+      unchanged: ['demo'],
+      created: ['queue://orders.v2'],
+      changes: { orders: ['target'] },
+      warnings: ["destination 'queue://old' is no longer configured: it keeps running with its messages"],
+      errors: [],
+    },
+    {
+      reloaded: false,
+      added: [],
+      removed: [],
+      restarted: [],
+      unchanged: [],
+      created: [],
+      changes: {},
+      warnings: [],
+      errors: ['gw.yaml:7:5: bridges[1].prefetch: unknown setting'],
+    },
+  ];
+  const server = await startAdminServer({
+    engine: t.engine,
+    port: 0,
+    reload: () => Promise.resolve(results.shift()!),
+  });
+  const env = { JMS_GATEWAY_ADMIN_URL: server.url };
+  try {
+    const applied = capture(env);
+    assert.equal(await adminCommand('reload', [], applied.io), 0);
+    assert.deepEqual(applied.out, [
+      'reloaded: added fresh; removed -; restarted orders; unchanged demo',
+      'created queue://orders.v2',
+    ]);
+    assert.deepEqual(applied.err, [
+      "warning: destination 'queue://old' is no longer configured: it keeps running with its messages",
+    ]);
+    const refused = capture(env);
+    assert.equal(await adminCommand('reload', [], refused.io), 1);
+    assert.deepEqual(refused.out, []);
+    assert.deepEqual(refused.err, [
+      'gw.yaml:7:5: bridges[1].prefetch: unknown setting',
+      'not reloaded: the gateway keeps running its previous configuration',
+    ]);
+    const usage = capture(env);
+    assert.equal(await adminCommand('reload', ['extra'], usage.io), 2);
+  } finally {
+    await server.close();
+    await t.close();
+  }
 });
