@@ -379,10 +379,13 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       'How long stopping lets in-flight messages finish before they are given back to the source, ms. Default: `shutdown.deadlineMs` less a reserve for closing the rest.',
       0,
     ),
-    duplicateWindow: object('With exactly-once: the window of JMSMessageIDs already forwarded (in memory).', {
-      maxEntries: integer('Most ids kept; the oldest is forgotten first.', 1, 100000),
-      maxAgeMs: integer('Ids older than this are forgotten, ms. Default: no age limit.', 1),
-    }),
+    duplicateWindow: object(
+      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file store, named after the bridge, so it survives a restart; in memory with `store.memory`.',
+      {
+        maxEntries: integer('Most ids kept; the oldest is forgotten first.', 1, 100000),
+        maxAgeMs: integer('Ids older than this are forgotten, ms. Default: no age limit.', 1),
+      },
+    ),
   });
 }
 

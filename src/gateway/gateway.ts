@@ -9,7 +9,14 @@ import { sep } from 'node:path';
 import { type AdminServer, startAdminServer } from '../admin/server.js';
 import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
 import type { ReloadResult } from '../admin/routes.js';
-import { BRIDGE_DEFAULTS, Bridge, type BridgeConfig, MemoryDuplicateWindow } from '../bridge/index.js';
+import {
+  BRIDGE_DEFAULTS,
+  Bridge,
+  type BridgeConfig,
+  type DuplicateWindow,
+  MemoryDuplicateWindow,
+  StoreDuplicateWindow,
+} from '../bridge/index.js';
 import {
   type BridgeSpec,
   type DestinationConfig,
@@ -25,7 +32,7 @@ import { type Clock, systemClock } from '../jms/clock.js';
 import { Queue, Topic } from '../jms/destination/destination.js';
 import { JmsEngine } from '../jms/engine.js';
 import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
-import type { MessageStore } from '../jms/store-port.js';
+import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
@@ -571,6 +578,24 @@ async function createDestinations(
   }
 }
 
+/**
+ * An exactly-once bridge's duplicate window: kept in the store when the store can keep it (the
+ * file store), so a restart of the bridge or the gateway still recognises what was forwarded;
+ * in memory otherwise (`store.memory`). Named after the bridge: a reload that restarts a bridge
+ * finds its window again.
+ */
+function duplicateWindowFor(spec: BridgeSpec, store: MessageStore, clock: Clock): DuplicateWindow {
+  const bounds = {
+    maxEntries: spec.duplicateWindow.maxEntries,
+    ...(spec.duplicateWindow.maxAgeMs === undefined
+      ? {}
+      : { maxAgeMs: spec.duplicateWindow.maxAgeMs, clock }),
+  };
+  return keepsForwardedIds(store)
+    ? new StoreDuplicateWindow({ ...bounds, store, name: spec.name })
+    : new MemoryDuplicateWindow(bounds);
+}
+
 /** Constructs every bridge, or those named in `only` (nothing connects until it starts). */
 function buildBridges(
   engine: JmsEngine,
@@ -597,12 +622,7 @@ function buildBridges(
         logger: bridgeLogger,
         ...(spec.qos === 'exactly-once'
           ? {
-              duplicateWindow: new MemoryDuplicateWindow({
-                maxEntries: spec.duplicateWindow.maxEntries,
-                ...(spec.duplicateWindow.maxAgeMs === undefined
-                  ? {}
-                  : { maxAgeMs: spec.duplicateWindow.maxAgeMs, clock }),
-              }),
+              duplicateWindow: duplicateWindowFor(spec, engine.store, clock),
             }
           : {}),
       });

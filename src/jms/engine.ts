@@ -362,6 +362,11 @@ export class JmsEngine {
     return this.#flowControl.admit(state, stored.size, timeoutMs);
   }
 
+  /** The store the engine writes to; the gateway keeps bridges' duplicate windows in it too. */
+  get store(): MessageStore {
+    return this.#store;
+  }
+
   /** Sends waiting for room now (DLV-7). */
   get blockedSends(): number {
     return this.#flowControl.waiting;

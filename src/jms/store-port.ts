@@ -111,3 +111,11 @@ export interface ForwardedIdStore {
    */
   recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void>;
 }
+
+/** Whether a store also keeps duplicate windows (the file store does; the memory store does not). */
+export function keepsForwardedIds(store: MessageStore): store is MessageStore & ForwardedIdStore {
+  const candidate = store as Partial<ForwardedIdStore>;
+  return (
+    typeof candidate.readForwardedIds === 'function' && typeof candidate.recordForwardedIds === 'function'
+  );
+}

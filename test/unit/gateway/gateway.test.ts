@@ -304,3 +304,59 @@ test('gateway - values from ${ENV} references never reach the logs or the bridge
     await gateway.stop(5_000);
   }
 });
+
+test('gateway - an exactly-once bridge keeps its duplicate window in the file store across a restart (BRG-2)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'jms-gateway-window-'));
+  const configFor = (broker: MemoryBroker) =>
+    parseConfig(
+      [
+        `store: { path: ${JSON.stringify(join(dir, 'data'))} }`,
+        'admin: { enabled: false }',
+        'destinations:',
+        '  queues: [{ name: out }]',
+        'bridges:',
+        '  - name: once',
+        '    qos: exactly-once',
+        '    source: { type: memory, url: "memory://x", topic: in }',
+        '    target: { type: jms, destination: queue://out }',
+      ].join('\n'),
+      'gw.yaml',
+      { registry: fakeRegistry(broker), env: {} },
+    ).config;
+  const order = (id: string) => {
+    const message = new TextMessage(id);
+    message.setJMSMessageID(`ID:${id}`);
+    return message;
+  };
+  try {
+    const before = new MemoryBroker();
+    const first = await Gateway.start(configFor(before), silentGatewayLogger);
+    before.publish('in', order('order-1'));
+    await until(() => first.bridge('once')?.counters.out === 1, 'the first forward');
+    await first.stop(5_000);
+
+    // The source hands order-1 over again (its acknowledgement was lost), then a new order.
+    const after = new MemoryBroker();
+    const second = await Gateway.start(configFor(after), silentGatewayLogger);
+    try {
+      after.publish('in', order('order-1'));
+      after.publish('in', order('order-2'));
+      await until(() => second.bridge('once')?.counters.in === 2, 'both reads');
+      await until(() => after.settled.length === 2, 'both settled at the source');
+      assert.equal(second.bridge('once')?.counters.duplicates, 1);
+      assert.equal(second.bridge('once')?.counters.out, 1);
+      const connection = second.connectionFactory.createConnection();
+      const session = connection.createSession();
+      const held = session.createBrowser(session.createQueue('out')).getEnumeration();
+      assert.deepEqual(
+        held.map((message) => (message as TextMessage).getText()),
+        ['order-1', 'order-2'],
+      );
+      await connection.close();
+    } finally {
+      await second.stop(5_000);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
