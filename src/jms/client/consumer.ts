@@ -75,7 +75,9 @@ export class MessageConsumer implements BacklogConsumer {
 
   /** @internal */
   hasCapacity(): boolean {
-    if (this.#closed || !this.#session.connection.started) return false;
+    // A closing session puts its messages back before it closes its consumers: they must not
+    // take them again (counted, handed to a closed session, and in a transaction never returned).
+    if (this.#closed || this.#session.closed || !this.#session.connection.started) return false;
     if (this.#listener) return this.#inWindow < this.#session.connection.factoryOptions.messagesMaximum;
     return this.#waiters.length > 0 || (this.#immediate && this.#immediateResult === undefined);
   }

@@ -65,6 +65,26 @@ test('connection - closing rolls back open transactions and returns CLIENT-mode 
   await t.close();
 });
 
+for (const transacted of [false, true]) {
+  test(`connection - closing a ${transacted ? 'transacted' : 'CLIENT'} session puts its messages back uncounted, not into its own pending receive (SES-1, SES-4)`, async () => {
+    const t = testEngine();
+    const setup = t.connect().createSession();
+    const queue = setup.createQueue('q');
+    await setup.createProducer(queue).send(new TextMessage('one'));
+    const session = t.connect().createSession(transacted, Session.CLIENT_ACKNOWLEDGE);
+    const consumer = session.createConsumer(queue);
+    assert.equal(text(await consumer.receive()), 'one');
+    const pending = consumer.receive();
+    await session.close();
+    assert.equal(await pending, null, 'a closed session hands out nothing');
+    const stats = t.engine.destinationStatistics(queue);
+    assert.deepEqual([stats.messagesCurrent, stats.messagesPending], [1, 0]);
+    const again = (await t.connect().createSession().createConsumer(queue).receiveNoWait())!;
+    assert.deepEqual([text(again), again.deliveryCount], ['one', 2]);
+    await t.close();
+  });
+}
+
 test('connection - client id: set once, before use, unique across connections (SES-1)', async () => {
   const t = testEngine();
   const a = t.connect({ start: false });
