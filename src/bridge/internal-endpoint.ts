@@ -11,6 +11,12 @@
  * `retry` outcome puts messages back with `recover()` / `rollback()` once nothing is open; the
  * messages that come back although the bridge had already settled them are acknowledged silently
  * instead of being delivered twice.
+ *
+ * A JMS receive counts a delivery the moment it returns a message, so the source keeps no receive
+ * open that the bridge is not waiting on: when the bridge stops asking (pause, stop), the source
+ * stops the connection's delivery. Messages then stay on the destination, uncounted, where an
+ * operator can reach them, and messages put back meanwhile (a stop's give-back) are not taken
+ * again by a receive nobody reads (SES-4, DLV-2).
  */
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import type { Connection } from '../jms/client/connection.js';
@@ -80,9 +86,11 @@ export class InternalSource implements Source {
   #generation = 0;
   /** Deliveries in receive order, not yet acknowledged or committed. */
   #ledger: LedgerRecord[] = [];
-  /** A message the consumer returned that no receive() has taken yet (the caller aborted). */
+  /** A message the consumer returned that receive() has not handed to the caller yet. */
   #parked: LedgerRecord | undefined;
   #pulling: Promise<void> | undefined;
+  /** Whether the connection delivers: only while a receive() waits for a message. */
+  #delivering = false;
   /** Ids the bridge settled that were put back anyway: acknowledged silently when they return. */
   readonly #alreadyDone = new Set<string>();
   #resolving: Promise<void> = Promise.resolve();
@@ -122,7 +130,6 @@ export class InternalSource implements Source {
           : session.createConsumer(this.#destination, selector);
         this.#session = session;
         this.#connection = connection;
-        connection.start();
       } catch (error) {
         void connection.close();
         throw error;
@@ -135,6 +142,11 @@ export class InternalSource implements Source {
     }
   }
 
+  /**
+   * The next delivery. When `signal` aborts, delivery stops until the next call; a message the
+   * engine handed over just before the abort is still returned (then the call resolves although
+   * aborted), so nothing is held back from the caller.
+   */
   async receive(signal: AbortSignal): Promise<Delivery> {
     for (;;) {
       const consumer = this.#consumer;
@@ -145,9 +157,32 @@ export class InternalSource implements Source {
         this.#parked = undefined;
         return this.#delivery(parked);
       }
-      if (this.#holding()) await untilAborted(this.#nextChange(), signal);
-      else await untilAborted(this.#pull(consumer), signal);
+      try {
+        if (this.#holding()) await untilAborted(this.#nextChange(), signal);
+        else await untilAborted(this.#pull(consumer), signal);
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        const received = await this.#stopDelivering();
+        if (received) return this.#delivery(received);
+        throw error;
+      }
     }
+  }
+
+  /**
+   * The caller stopped waiting: no more deliveries until the next receive(). A message the
+   * engine handed over just before is returned to the caller rather than kept (it is counted
+   * already, and held here it would be out of everyone's reach).
+   */
+  async #stopDelivering(): Promise<LedgerRecord | undefined> {
+    const connection = this.#connection;
+    if (connection && this.#delivering) {
+      this.#delivering = false;
+      await connection.stop();
+    }
+    const parked = this.#parked;
+    this.#parked = undefined;
+    return parked;
   }
 
   /** Closes the session: what is not acknowledged or committed goes back to the destination (SES-1). */
@@ -158,6 +193,7 @@ export class InternalSource implements Source {
     this.#consumer = undefined;
     this.#parked = undefined;
     this.#pulling = undefined;
+    this.#delivering = false;
     this.#generation++;
     // Settled by the bridge but not yet acknowledged (behind an open one): they come back, silently.
     for (const record of this.#ledger) if (record.state === 'done') this.#rememberDone(record.message);
@@ -192,6 +228,10 @@ export class InternalSource implements Source {
   }
 
   #pull(consumer: MessageConsumer): Promise<void> {
+    if (!this.#delivering) {
+      this.#delivering = true;
+      this.#connection?.start();
+    }
     if (this.#pulling) return this.#pulling;
     const pulling = consumer.receive(0).then(async (message) => {
       if (this.#pulling === pulling) this.#pulling = undefined;
