@@ -3,6 +3,7 @@
  * rule (selectors, transactions, persistence, quotas) applies as it does to any client: browse,
  * send, delete one message, and move or replay messages in one transaction per batch.
  */
+import { ERROR_BRIDGE, ERROR_TIME, externalOrigin } from '../bridge/error-message.js';
 import type { Connection } from '../jms/client/connection.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Destination, Queue, parseDestination } from '../jms/destination/destination.js';
@@ -10,8 +11,16 @@ import type { JmsEngine } from '../jms/engine.js';
 import { InvalidDestinationError } from '../jms/errors.js';
 import type { Message } from '../jms/message/message.js';
 
-/** Properties the engine adds when it parks a message; a replay removes them. */
-const ERROR_PROPERTIES = ['JMS_ErrorOrigin', 'JMS_ErrorReason', 'JMS_ErrorDeliveryCount'];
+/** Properties the engine and the bridges add when they park a message; a replay removes them. */
+const ERROR_PROPERTIES = [
+  'JMS_ErrorOrigin',
+  'JMS_ErrorReason',
+  'JMS_ErrorDeliveryCount',
+  ERROR_BRIDGE,
+  ERROR_TIME,
+];
+/** How the origin of a message a bridge read from an external broker starts: no replay can reach it. */
+const EXTERNAL_ORIGIN = externalOrigin('');
 /** Messages moved per transaction. */
 const MOVE_BATCH = 500;
 
@@ -71,7 +80,8 @@ export class DestinationOperations {
   /**
    * Moves available messages of `from` (optionally through a selector) to `to`, or, with
    * `to = 'origin'`, each back to the destination recorded in `JMS_ErrorOrigin` (replaying an
-   * error destination; messages without one stay). Headers and properties are kept, the parking
+   * error destination; messages without one stay; one whose origin is an external broker, as
+   * `bridge://<name>`, fails the batch: it needs an explicit target). Headers and properties are kept, the parking
    * properties removed, and the delivery count starts again. Each batch of up to 500 is one
    * transaction, so nothing is lost or doubled; a failure rolls the batch back and is thrown.
    */
@@ -130,11 +140,26 @@ export class DestinationOperations {
 
   #origin(message: Message): Destination {
     const origin = message.getStringProperty('JMS_ErrorOrigin')!;
+    const id = message.getJMSMessageID();
+    if (origin.startsWith(EXTERNAL_ORIGIN)) {
+      const bridge = message.getStringProperty(ERROR_BRIDGE) ?? origin.slice(EXTERNAL_ORIGIN.length);
+      throw new InvalidDestinationError(
+        `cannot replay message '${id}' to its origin: it came through bridge '${bridge}' from an external source, which the gateway cannot send to; give a target destination instead`,
+      );
+    }
+    let handle: Destination;
     try {
-      return this.#existing(origin);
+      handle = parseDestination(origin);
     } catch {
       throw new InvalidDestinationError(
-        `cannot replay message '${message.getJMSMessageID()}': its origin '${origin}' no longer exists; move it to another destination instead`,
+        `cannot replay message '${id}' to its origin: '${origin}' is not a destination of this gateway; give a target destination instead`,
+      );
+    }
+    try {
+      return this.#existing(handle.toString());
+    } catch {
+      throw new InvalidDestinationError(
+        `cannot replay message '${id}': its origin '${origin}' no longer exists; move it to another destination instead`,
       );
     }
   }

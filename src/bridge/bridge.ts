@@ -21,7 +21,7 @@ import { reconnectDelayMs, retryDelayMs } from './backoff.js';
 import { type BridgeConfig, type ResolvedBridgeConfig, resolveBridgeConfig } from './bridge-config.js';
 import type { BridgeCounters, BridgeStatus, StatusListener } from './bridge-status.js';
 import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.js';
-import { errorDestinationCopy } from './error-message.js';
+import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
 import { wait } from './wait.js';
@@ -78,6 +78,8 @@ export class Bridge {
   readonly #random: () => number;
   readonly #window: DuplicateWindow | undefined;
   readonly #selector: MessageSelector | undefined;
+  /** JMS_ErrorOrigin of what this bridge parks: its internal source, where a replay can send it back. */
+  readonly #origin: string;
 
   #lifecycle: Lifecycle = 'stopped';
   #paused = false;
@@ -143,6 +145,10 @@ export class Bridge {
       throw new InvalidArgumentError(
         `bridge '${this.name}': give an internal source its selector on the source itself, so non-matching queue messages stay on the queue (BRG-3)`,
       );
+    this.#origin =
+      this.#config.source instanceof InternalSource
+        ? this.#config.source.destination.toString()
+        : externalOrigin(this.name);
     const selector = parseSelector(this.#config.selector);
     this.#selector = selector.text === null ? undefined : selector;
     this.#window =
@@ -707,13 +713,13 @@ export class Bridge {
   async #undeliverable(unit: Unit, item: Item, reason: string): Promise<void> {
     const fields = { bridge: this.name, messageId: item.id, unit: unit.key, reason };
     if (this.#config.errorDestination) {
-      const moved = errorDestinationCopy(
-        item.message,
-        this.name,
+      const moved = errorDestinationCopy(item.message, {
+        bridge: this.name,
+        origin: this.#origin,
         reason,
-        item.deliveryCount,
-        this.#clock.now(),
-      );
+        deliveryCount: item.deliveryCount,
+        now: this.#clock.now(),
+      });
       if (!(await this.#sendToErrorDestination(moved))) return;
       this.#counts.deadLettered++;
       this.#logger.debug(fields, 'message moved to the error destination');

@@ -24,4 +24,10 @@ export {
   type InternalSourceConfig,
   type InternalSinkConfig,
 } from './internal-endpoint.js';
-export { ERROR_ORIGIN, ERROR_REASON, ERROR_DELIVERY_COUNT, ERROR_TIME } from './error-message.js';
+export {
+  ERROR_ORIGIN,
+  ERROR_BRIDGE,
+  ERROR_REASON,
+  ERROR_DELIVERY_COUNT,
+  ERROR_TIME,
+} from './error-message.js';

@@ -302,7 +302,7 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       type: 'string',
       required: true,
       pattern: NAME_PATTERN,
-      description: 'Unique name: in logs, metrics, the admin API and `JMS_ErrorOrigin`.',
+      description: 'Unique name: in logs, metrics, the admin API and `JMS_ErrorBridge` of what it parks.',
     },
     autoStart: {
       type: 'boolean',
@@ -314,7 +314,7 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
     errorDestination: endpointNode(
       'sink',
       registry,
-      'Where undeliverable (retry limit reached) and poison messages go, with JMS_ErrorOrigin, JMS_ErrorReason, JMS_ErrorDeliveryCount and JMS_ErrorTime (DLV-3, DLV-9). Default: none (see `retry.onLimit`).',
+      'Where undeliverable (retry limit reached) and poison messages go, with JMS_ErrorOrigin (an internal source destination, so a replay can send them back, else `bridge://<name>`), JMS_ErrorBridge, JMS_ErrorReason, JMS_ErrorDeliveryCount and JMS_ErrorTime (DLV-3, DLV-9). Default: none (see `retry.onLimit`).',
     ),
     qos: {
       type: 'enum',

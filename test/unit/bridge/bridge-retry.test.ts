@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ERROR_DELIVERY_COUNT, ERROR_ORIGIN, ERROR_REASON, ERROR_TIME } from '../../../src/bridge/index.js';
+import {
+  ERROR_BRIDGE,
+  ERROR_DELIVERY_COUNT,
+  ERROR_ORIGIN,
+  ERROR_REASON,
+  ERROR_TIME,
+} from '../../../src/bridge/index.js';
 import { FakeSink, fakeBridge, idle, message } from './fakes.js';
 
 test('bridge - a failing message is retried before any later message of its unit while other units pass (ORD-3, ORD-4)', async () => {
@@ -143,7 +149,8 @@ test('bridge - after the retry limit the message goes to the error destination w
   assert.equal(sink.attempts.filter((a) => a.text === 'm1').length, 3, 'the first delivery and 2 retries');
   assert.deepEqual(errors.texts, ['m1']);
   const moved = errors.sent[0]!;
-  assert.equal(moved.getStringProperty(ERROR_ORIGIN), 'bridge://b1');
+  assert.equal(moved.getStringProperty(ERROR_ORIGIN), 'bridge://b1', 'an external source');
+  assert.equal(moved.getStringProperty(ERROR_BRIDGE), 'b1');
   assert.match(
     moved.getStringProperty(ERROR_REASON)!,
     /retry limit 2 reached after 3 deliveries: Error: target refused/,

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   Bridge,
   type BridgeConfig,
+  ERROR_BRIDGE,
   ERROR_DELIVERY_COUNT,
   ERROR_ORIGIN,
   ERROR_REASON,
@@ -175,7 +176,8 @@ test('bridge - an internal error destination receives the message with origin, r
   await idle();
   const dead = await drain(t, new Queue('dlq'));
   assert.deepEqual(dead.map(textOf), ['bad']);
-  assert.equal(dead[0]!.getStringProperty(ERROR_ORIGIN), 'bridge://internal');
+  assert.equal(dead[0]!.getStringProperty(ERROR_ORIGIN), 'queue://in', 'where a replay sends it back');
+  assert.equal(dead[0]!.getStringProperty(ERROR_BRIDGE), 'internal');
   assert.equal(dead[0]!.getIntProperty(ERROR_DELIVERY_COUNT), 2);
   assert.match(dead[0]!.getStringProperty(ERROR_REASON)!, /retry limit 1 reached/);
   assert.deepEqual((await drain(t, new Queue('out'))).map(textOf), ['good']);

@@ -75,6 +75,31 @@ test('cli admin commands - replay moves an error queue back to the origins and r
   await t.close();
 });
 
+test('cli admin commands - replay to origin of a message a bridge read from an external broker fails and says to give a target', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('retry-here');
+  const session = t.connect().createSession();
+  const parked = new TextMessage('from rabbit');
+  parked.setProviderProperty('JMS_ErrorOrigin', { type: 'string', value: 'bridge://amqp-in' });
+  parked.setProviderProperty('JMS_ErrorBridge', { type: 'string', value: 'amqp-in' });
+  await session.createProducer(session.createQueue('errors')).send(parked);
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  const env = { JMS_GATEWAY_ADMIN_URL: server.url };
+  const refused = capture(env);
+  assert.equal(await adminCommand('replay', ['errors'], refused.io), 1);
+  assert.match(
+    refused.err.join('\n'),
+    /came through bridge 'amqp-in' from an external source, which the gateway cannot send to; give a target destination/,
+  );
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1, 'nothing moved');
+  const explicit = capture(env);
+  assert.equal(await adminCommand('replay', ['errors', 'queue://retry-here'], explicit.io), 0);
+  assert.equal(t.engine.destinationStatistics('queue://retry-here').messagesCurrent, 1);
+  await server.close();
+  await t.close();
+});
+
 test('cli admin commands - clear errors: no gateway, wrong token, bad usage', async () => {
   const offline = capture({ JMS_GATEWAY_ADMIN_URL: 'http://127.0.0.1:9' });
   assert.equal(await adminCommand('status', [], offline.io), 1);
