@@ -34,7 +34,7 @@ import { printJson, printTable, target } from './lib.js';
 const AMQP_URL = process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const MQTT_URL = process.env['MQTT_URL'] ?? 'mqtt://127.0.0.1:1883';
 const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
-const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 1_000);
+const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 5_000);
 const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 1_000;
 const WINDOW = 500;
