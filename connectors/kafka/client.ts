@@ -2,8 +2,19 @@
  * Builds the kafkajs client for an endpoint: brokers, TLS, SASL, timeouts, and kafkajs's own log
  * lines routed to the bridge's logger.
  */
+import { type Socket, connect as netConnect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel } from 'kafkajs';
-import type { KafkaConfig as KafkaJSConfig, LogEntry, SASLOptions } from 'kafkajs';
+import type {
+  Consumer,
+  ConsumerConfig,
+  ISocketFactory,
+  KafkaConfig as KafkaJSConfig,
+  LogEntry,
+  Producer,
+  ProducerConfig,
+  SASLOptions,
+} from 'kafkajs';
 import type { ConnectorContext, EngineLogger } from '../../src/spi/index.js';
 import type { KafkaConfig, KafkaSaslConfig, KafkaSslConfig } from './spec.js';
 
@@ -18,8 +29,84 @@ export function defaultClientId(context: ConnectorContext): string {
   return `jms-gateway-${context.name}`;
 }
 
+/** As kafkajs's own socket factory: TCP keep-alive after a minute of silence. */
+const KEEP_ALIVE_DELAY_MS = 60_000;
+
+/**
+ * The connections of one kafkajs client. kafkajs can leave a connection open after `disconnect()`
+ * resolved: a request retried across a broker restart reconnects behind it, and nothing closes
+ * that connection (it then keeps the process alive). The connectors close what is left once the
+ * client is disconnected, and any connection it opens after that.
+ */
+class ClientSockets {
+  readonly #open = new Set<Socket>();
+  #closed = false;
+
+  readonly factory: ISocketFactory = ({ host, port, ssl, onConnect }) => {
+    const socket: Socket = ssl
+      ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...ssl }, onConnect)
+      : netConnect({ host, port }, onConnect);
+    socket.setKeepAlive(true, KEEP_ALIVE_DELAY_MS);
+    if (this.#closed) {
+      socket.destroy(closedByConnector());
+      return socket;
+    }
+    this.#open.add(socket);
+    socket.once('close', () => this.#open.delete(socket));
+    return socket;
+  };
+
+  closeAll(): void {
+    this.#closed = true;
+    // With an error: kafkajs reacts to 'error' (not to 'close') by failing the connection's
+    // requests and stopping its timers, which would otherwise keep the process alive too.
+    for (const socket of this.#open) socket.destroy(closedByConnector());
+    this.#open.clear();
+  }
+}
+
+function closedByConnector(): Error {
+  return new Error('connection closed by the connector: the client was disconnected');
+}
+
+const socketsOf = new WeakMap<Consumer | Producer, ClientSockets>();
+
+/** A kafkajs consumer on its own client for the endpoint; close it with {@link disconnectFully}. */
+export function createConsumer(
+  config: KafkaConfig,
+  context: ConnectorContext,
+  options: ConsumerConfig,
+): Consumer {
+  const sockets = new ClientSockets();
+  const consumer = createKafkaClient(config, context, sockets.factory).consumer(options);
+  socketsOf.set(consumer, sockets);
+  return consumer;
+}
+
+/** A kafkajs producer on its own client for the endpoint; close it with {@link disconnectFully}. */
+export function createProducer(
+  config: KafkaConfig,
+  context: ConnectorContext,
+  options: ProducerConfig,
+): Producer {
+  const sockets = new ClientSockets();
+  const producer = createKafkaClient(config, context, sockets.factory).producer(options);
+  socketsOf.set(producer, sockets);
+  return producer;
+}
+
+/** Disconnects a consumer or producer, then closes every connection its client still holds. */
+export async function disconnectFully(client: Consumer | Producer): Promise<void> {
+  await client.disconnect().catch(() => undefined);
+  socketsOf.get(client)?.closeAll();
+}
+
 /** A kafkajs client for the endpoint. */
-export function createKafkaClient(config: KafkaConfig, context: ConnectorContext): Kafka {
+export function createKafkaClient(
+  config: KafkaConfig,
+  context: ConnectorContext,
+  socketFactory?: ISocketFactory,
+): Kafka {
   const options: KafkaJSConfig = {
     brokers: [...config.brokers],
     clientId: config.clientId ?? defaultClientId(context),
@@ -29,6 +116,7 @@ export function createKafkaClient(config: KafkaConfig, context: ConnectorContext
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => logEntry(context.logger, entry),
   };
+  if (socketFactory !== undefined) options.socketFactory = socketFactory;
   const ssl = sslOptions(config.ssl);
   if (ssl !== undefined) options.ssl = ssl;
   const sasl = saslOptions(config.sasl);

@@ -23,7 +23,7 @@ import {
   untilAborted,
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
-import { createKafkaClient } from './client.js';
+import { createProducer, disconnectFully } from './client.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { messageToRecord } from './mapping.js';
 import type { XPathEvaluator } from './mapping.js';
@@ -61,7 +61,7 @@ export class KafkaSink implements Sink {
       );
     }
     const config = this.#config;
-    const producer = createKafkaClient(config, this.#context).producer({
+    const producer = createProducer(config, this.#context, {
       idempotent: config.idempotent,
       maxInFlightRequests: config.maxInFlightRequests,
       allowAutoTopicCreation: config.allowAutoTopicCreation,
@@ -72,7 +72,7 @@ export class KafkaSink implements Sink {
     try {
       await untilAborted(producer.connect(), signal);
     } catch (error) {
-      await producer.disconnect().catch(() => undefined);
+      await disconnectFully(producer);
       if (signal.aborted) throw signal.reason;
       throw classifyConnectionError(error, `connecting to kafka for topic '${config.topic}'`);
     }
@@ -107,7 +107,7 @@ export class KafkaSink implements Sink {
     this.#producer = undefined;
     if (producer === undefined) return;
     await this.#transactions.catch(() => undefined);
-    await producer.disconnect().catch(() => undefined);
+    await disconnectFully(producer);
     this.#context.logger.info({ topic: this.#config.topic }, 'kafka sink closed');
   }
 
@@ -155,6 +155,6 @@ export class KafkaSink implements Sink {
   #drop(producer: Producer): void {
     if (this.#producer !== producer) return;
     this.#producer = undefined;
-    void producer.disconnect().catch(() => undefined);
+    void disconnectFully(producer);
   }
 }

@@ -26,7 +26,7 @@
 import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { EndpointConfigurationError, NotConnectedError } from '../../src/spi/index.js';
 import type { ConnectorContext, Delivery, Outcome, Source } from '../../src/spi/index.js';
-import { createKafkaClient, defaultClientId } from './client.js';
+import { createConsumer, defaultClientId, disconnectFully } from './client.js';
 import { classifyConnectionError } from './errors.js';
 import { recordToMessage } from './mapping.js';
 import { PartitionTrack } from './partition-track.js';
@@ -125,10 +125,14 @@ export class KafkaSource implements Source {
         eachBatch: (payload) => this.#eachBatch(payload),
       });
       await joined;
+      // Closed (or replaced) while it connected: close() could not reach this consumer's
+      // connections before they were open, so they are closed here.
+      if (this.#consumer !== consumer)
+        throw new NotConnectedError(`kafka source for '${this.#config.topic}' is closed`);
     } catch (error) {
       if (this.#consumer === consumer) this.#consumer = undefined;
       if (this.#state === 'connecting') this.#state = 'failed';
-      await consumer.disconnect().catch(() => undefined);
+      await disconnectFully(consumer);
       if (signal.aborted) throw signal.reason as unknown;
       throw classifyConnectionError(error, `connecting to kafka topic '${this.#config.topic}'`);
     }
@@ -209,7 +213,7 @@ export class KafkaSource implements Source {
 
   #createConsumer(): Consumer {
     const config = this.#config;
-    const consumer = createKafkaClient(config, this.#context).consumer({
+    const consumer = createConsumer(config, this.#context, {
       groupId: config.groupId ?? defaultClientId(this.#context),
       sessionTimeout: config.sessionTimeout,
       heartbeatInterval: config.heartbeatInterval,
@@ -245,6 +249,9 @@ export class KafkaSource implements Source {
         'kafka source lost its consumer',
       );
       this.#consumer = undefined;
+      // A crashed consumer keeps its broker connections open (kafkajs does not restart it, by our
+      // choice): close them, or they outlive the source and keep the process alive.
+      void disconnectFully(consumer);
       this.#forgetAll();
       if (this.#state === 'running' || this.#state === 'connecting') {
         this.#state = 'failed';
@@ -318,7 +325,7 @@ export class KafkaSource implements Source {
     this.#forgetAll();
     this.#buffer.length = 0;
     this.#wakeSpaceWaiters();
-    if (consumer !== undefined) await consumer.disconnect().catch(() => undefined);
+    if (consumer !== undefined) await disconnectFully(consumer);
   }
 
   // --- reading ---
