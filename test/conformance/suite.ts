@@ -431,8 +431,7 @@ export function conformanceSuite<K extends BrokerKind>(name: string, factory: Co
     void test(`conformance ${name} - ${title}`, { timeout }, async (t) => {
       const broker = await findBroker(factory.broker);
       if (broker.skip !== false) {
-        // No broker here (REQUIRE_BROKERS=1 makes findBroker fail instead): skip, saying why and how to fix it.
-        t.skip(broker.skip);
+        t.skip(broker.skip); // skip reason: no broker here; with REQUIRE_BROKERS=1 (CI) findBroker fails instead
         return;
       }
       await fn(broker, t);
@@ -594,8 +593,7 @@ export function conformanceSuite<K extends BrokerKind>(name: string, factory: Co
       async (broker, t) => {
         const uncontrolled = canControl(factory.broker);
         if (uncontrolled !== undefined) {
-          // The broker is not a process of this machine this test may stop and start: skip with the reason.
-          t.skip(uncontrolled);
+          t.skip(uncontrolled); // skip reason: this test may not stop and start that broker (not started by this checkout)
           return;
         }
         const result = await runFlow(factory, broker, {
