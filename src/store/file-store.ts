@@ -86,7 +86,12 @@ export interface FileStoreStats {
 type EncodedOperation =
   | Exclude<StoreOperation, { op: 'addMessage' }>
   | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage }
-  | { op: 'recordForwarded'; window: string; ids: readonly ForwardedId[]; forgetThroughSeq?: number };
+  | {
+      op: 'recordForwarded';
+      window: string;
+      ids: readonly ForwardedId[];
+      forgetThroughSeq: number | undefined;
+    };
 
 interface PendingCommit {
   operations: EncodedOperation[];
@@ -347,9 +352,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void> {
     if (this.#closed) return Promise.reject(closedError(this.file));
     this.#stats.commits++;
-    return this.#enqueue([
-      { op: 'recordForwarded', window, ids, ...(forgetThroughSeq === undefined ? {} : { forgetThroughSeq }) },
-    ]);
+    return this.#enqueue([{ op: 'recordForwarded', window, ids, forgetThroughSeq }]);
   }
 
   #enqueue(operations: EncodedOperation[]): Promise<void> {
