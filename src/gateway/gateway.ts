@@ -29,7 +29,7 @@ import { ADMIN_TOKEN_ENV } from '../config/checks.js';
 import { redact } from '../config/env.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Clock, systemClock } from '../jms/clock.js';
-import { Queue, Topic } from '../jms/destination/destination.js';
+import { Queue, Topic, parseDestination } from '../jms/destination/destination.js';
 import { JmsEngine } from '../jms/engine.js';
 import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
@@ -267,7 +267,7 @@ export class Gateway {
       {
         current: this.#config,
         started: this.#started,
-        destinationOptions: (id) => this.engine.resolveExisting(destinationHandle(id))?.options,
+        destinationOptions: (id) => this.engine.resolveExisting(parseDestination(id))?.options,
       },
       next,
     );
@@ -463,11 +463,6 @@ export class Gateway {
       .finally(() => this.#starts.delete(starting));
     this.#starts.add(starting);
   }
-}
-
-function destinationHandle(id: string): Queue | Topic {
-  const [kind, name] = id.split('://') as [string, string];
-  return kind === 'topic' ? new Topic(name) : new Queue(name);
 }
 
 function viewOf({ spec, bridge }: BridgeEntry, secrets: ReadonlySet<string>): GatewayBridgeView {
