@@ -141,10 +141,14 @@ function planDestinations(
   const before = new Map(distributedDefinitions(running.current).map((d) => [d.id, d.settings]));
   const after = distributedDefinitions(next);
   for (const { id, settings } of after) {
-    if (!before.has(id)) create.push(id);
-    else if (canonical(before.get(id)) !== canonical(settings))
+    if (!before.has(id)) {
+      create.push(id);
+      continue;
+    }
+    const changed = differingKeys(before.get(id), settings);
+    if (changed.length > 0)
       warnings.push(
-        `distributed destination '${id}' changed (${differingKeys(before.get(id), settings).join(', ')}): a distributed destination keeps its definition while the gateway runs, and the store keeps it across restarts`,
+        `distributed destination '${id}' changed (${changed.join(', ')}): a distributed destination keeps its definition while the gateway runs, and the store keeps it across restarts`,
       );
   }
   const still = new Set(after.map(({ id }) => id));
