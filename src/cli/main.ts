@@ -53,15 +53,19 @@ async function version(): Promise<string> {
   }
 }
 
+/** Prints each problem of `file`, then how many there are. */
+function printProblems(file: string, problems: readonly string[]): void {
+  const count = problems.length;
+  process.stderr.write(`${problems.join('\n')}\n${count} problem${count === 1 ? '' : 's'} in '${file}'\n`);
+}
+
 /** Loads a configuration, or prints why it cannot and returns undefined. */
 async function load(file: string): Promise<LoadedConfig | undefined> {
   try {
     return await loadConfig(file, { registry: builtinRegistry });
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      const count = error.problems.length;
-      process.stderr.write(`${count} problem${count === 1 ? '' : 's'} in '${file}'\n`);
+      printProblems(file, error.problems);
     } else {
       process.stderr.write(`cannot read configuration '${file}': ${(error as Error).message}\n`);
     }
@@ -83,10 +87,7 @@ async function validate(argv: string[]): Promise<number> {
   }
   const checked: CheckedConfig = await checkConfigFile(file, builtinRegistry);
   if (!checked.ok) {
-    const lines = checked.errors;
-    process.stderr.write(
-      `${lines.join('\n')}\n${lines.length} problem${lines.length === 1 ? '' : 's'} in '${file}'\n`,
-    );
+    printProblems(file, checked.errors);
     return 1;
   }
   process.stdout.write('ok\n');
