@@ -77,10 +77,7 @@ export function createConsumer(
   context: ConnectorContext,
   options: ConsumerConfig,
 ): Consumer {
-  const sockets = new ClientSockets();
-  const consumer = createKafkaClient(config, context, sockets.factory).consumer(options);
-  socketsOf.set(consumer, sockets);
-  return consumer;
+  return onOwnClient(config, context, (kafka) => kafka.consumer(options));
 }
 
 /** A kafkajs producer on its own client for the endpoint; close it with {@link disconnectFully}. */
@@ -89,10 +86,19 @@ export function createProducer(
   context: ConnectorContext,
   options: ProducerConfig,
 ): Producer {
+  return onOwnClient(config, context, (kafka) => kafka.producer(options));
+}
+
+/** Builds `create`'s consumer or producer on a new client whose connections are tracked. */
+function onOwnClient<T extends Consumer | Producer>(
+  config: KafkaConfig,
+  context: ConnectorContext,
+  create: (kafka: Kafka) => T,
+): T {
   const sockets = new ClientSockets();
-  const producer = createKafkaClient(config, context, sockets.factory).producer(options);
-  socketsOf.set(producer, sockets);
-  return producer;
+  const client = create(createKafkaClient(config, context, sockets.factory));
+  socketsOf.set(client, sockets);
+  return client;
 }
 
 /** Disconnects a consumer or producer, then closes every connection its client still holds. */
