@@ -35,7 +35,7 @@ import {
 import { DeliveryMode, type Message } from '../jms/message/message.js';
 import type { Delivery, Outcome, Sink, Source } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError } from '../spi/errors.js';
-import { untilAborted } from './wait.js';
+import { untilAborted } from '../spi/abort.js';
 
 /** Where an internal source reads from. */
 export interface InternalSourceConfig {

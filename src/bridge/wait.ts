@@ -16,5 +16,3 @@ export function wait(clock: Clock, ms: number, signal?: AbortSignal): Promise<bo
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-
-export { untilAborted } from '../spi/abort.js';
