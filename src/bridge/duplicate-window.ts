@@ -132,11 +132,7 @@ export class StoreDuplicateWindow implements DuplicateWindow {
       seq = ++this.#lastSeq;
       ids.delete(id);
       ids.set(id, { seq, at });
-      for (const [oldest, entry] of ids) {
-        if (ids.size <= this.#maxEntries) break;
-        ids.delete(oldest);
-        this.#forgetThroughSeq = entry.seq;
-      }
+      this.#trim(ids);
       this.#expire();
     } catch (error) {
       return Promise.reject(error);
@@ -159,12 +155,17 @@ export class StoreDuplicateWindow implements DuplicateWindow {
       this.#lastSeq = Math.max(this.#lastSeq, seq);
     }
     this.#ids = ids;
+    this.#trim(ids);
+    return ids;
+  }
+
+  /** Forgets the oldest ids beyond `maxEntries`, to be forgotten in the store with the next add. */
+  #trim(ids: Map<string, { seq: number; at: number }>): void {
     for (const [oldest, entry] of ids) {
       if (ids.size <= this.#maxEntries) break;
       ids.delete(oldest);
       this.#forgetThroughSeq = entry.seq;
     }
-    return ids;
   }
 
   #expire(): void {
