@@ -149,7 +149,12 @@ storage_tool_class() {
 format_storage() {
   local cluster_id
   # A cluster id is 16 random bytes, base64url without padding (what `StorageTool random-uuid` prints).
-  cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  # Like Kafka's own generator, draw again when it starts with "-": the format command would read
+  # such an id as an option and refuse to run.
+  cluster_id="-"
+  while [[ "$cluster_id" == -* ]]; do
+    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')"
+  done
   rm -rf "$DATA_DIR"
   mkdir -p "$DATA_DIR"
   log "formatting $DATA_DIR (cluster id $cluster_id)"
