@@ -97,10 +97,8 @@ export class Backlog {
   // redelivery delay). So a busy unit costs dispatch nothing, however many messages it has.
 
   readonly #unitOfOrderProperty: string | null;
-  readonly #busyUnits = new Set<string>();
-  readonly #unitQueues = new Map<string, SortedEntries>();
-  /** The entry of each unit published to consumers, with the generation it was published at. */
-  readonly #unitHeads = new Map<string, { entry: Entry; generation: number }>();
+  /** Units with entries queued or out; a unit is forgotten once it has neither. */
+  readonly #units = new Map<string, UnitOfOrder>();
 
   #unitOf(entry: Entry): string | null {
     if (this.#unitOfOrderProperty === null) return null;
@@ -112,41 +110,46 @@ export class Backlog {
     return stored.unitOfOrder;
   }
 
-  /** Keeps the busy set in step with an entry's state: a unit is busy while its message is out. */
+  #unit(key: string): UnitOfOrder {
+    let unit = this.#units.get(key);
+    if (!unit) this.#units.set(key, (unit = new UnitOfOrder()));
+    return unit;
+  }
+
+  /** Keeps a unit's busy flag in step with an entry's state: a unit is busy while its message is out. */
   #trackUnit(entry: Entry, from: EntryState, to: EntryState): void {
-    if (isOut(from) === isOut(to)) return;
-    const unit = this.#unitOf(entry);
-    if (unit === null) return;
-    if (isOut(to)) this.#busyUnits.add(unit);
-    else this.#busyUnits.delete(unit);
+    const out = isOut(to);
+    if (isOut(from) === out) return;
+    const key = this.#unitOf(entry);
+    if (key === null) return;
+    if (out) this.#unit(key).busy = true;
+    else {
+      const unit = this.#units.get(key);
+      if (unit) unit.busy = false;
+    }
   }
 
   /** Publishes the unit's next entry when the unit is free and has none published. */
-  #promote(unit: string): void {
-    if (this.#busyUnits.has(unit)) return;
-    const published = this.#unitHeads.get(unit);
-    if (
-      published &&
-      published.entry.state === 'available' &&
-      published.entry.generation === published.generation
-    )
+  #promote(key: string): void {
+    const unit = this.#units.get(key);
+    if (!unit || unit.busy) return;
+    const published = unit.head;
+    if (published && published.state === 'available' && published.generation === unit.headGeneration)
       return;
-    const queue = this.#unitQueues.get(unit);
-    const head = queue?.first();
+    const head = unit.queue.first();
     if (!head) {
-      this.#unitQueues.delete(unit);
-      this.#unitHeads.delete(unit);
+      this.#units.delete(key);
       return;
     }
-    this.#unitHeads.set(unit, { entry: head, generation: head.generation });
+    unit.head = head;
+    unit.headGeneration = head.generation;
     this.#publish(head);
   }
 
   /** Entries of units waiting behind their unit's head. */
   *#queuedInUnits(): IterableIterator<Entry> {
-    for (const [unit, queue] of this.#unitQueues) {
-      const head = this.#unitHeads.get(unit)?.entry;
-      for (const entry of queue.values()) if (entry !== head) yield entry;
+    for (const unit of this.#units.values()) {
+      for (const entry of unit.queue.values()) if (entry !== unit.head) yield entry;
     }
   }
 
@@ -319,7 +322,7 @@ export class Backlog {
   *browse(selector: MessageSelector | null = null): IterableIterator<Entry> {
     const now = this.hooks.now();
     let entries: Iterable<Entry> = this.#available.values();
-    if (this.#unitQueues.size > 0) {
+    if (this.#units.size > 0) {
       // Units hold back all but their head: merge them in to show everything in order.
       const all = createOrderedEntries(this.#keys);
       for (const entry of [...this.#available.values(), ...this.#queuedInUnits()]) all.insert(entry);
@@ -393,9 +396,7 @@ export class Backlog {
     if (unit === null) {
       this.#publish(entry);
     } else {
-      let queue = this.#unitQueues.get(unit);
-      if (!queue) this.#unitQueues.set(unit, (queue = new SortedEntries(bySeq)));
-      queue.insert(entry);
+      this.#unit(unit).queue.insert(entry);
       this.#promote(unit);
     }
     this.dispatch();
@@ -432,6 +433,17 @@ export class Backlog {
     if ((++this.#takes & 1023) !== 0) return;
     if (set.slots > 2 * this.stats.byState.available.messages + 1024) set.compact();
   }
+}
+
+/** One unit of order in a backlog (ORD-4). */
+class UnitOfOrder {
+  /** Its available entries in send order; only the head is published to consumers. */
+  readonly queue = new SortedEntries(bySeq);
+  /** The entry published to consumers, and its generation when published (stale once it moved on). */
+  head: Entry | undefined = undefined;
+  headGeneration = 0;
+  /** A message of the unit is out (delivered, or waiting out a redelivery delay). */
+  busy = false;
 }
 
 /** A unit of order is busy while one of its messages is in one of these states (ORD-4). */
