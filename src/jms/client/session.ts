@@ -63,7 +63,10 @@ export class Session {
   #unacknowledged: Unacknowledged[] = [];
   #uncommittedSends: { stored: StoredMessage; routed: Routed[] }[] = [];
   readonly #listenerQueue: Queued[] = [];
-  #pumping: Promise<void> | undefined;
+  /** True while listener deliveries run, one after another (SES-5). */
+  #pumping = false;
+  /** Callers of {@link idle} waiting for the running deliveries to end. */
+  #idleWaiters: (() => void)[] = [];
   #closed = false;
   /** Per-session override of the factory's redelivery delay (DLV-1); undefined = factory value. */
   #redeliveryDelay: number | undefined;
@@ -306,22 +309,31 @@ export class Session {
 
   #pump(): void {
     if (this.#pumping || this.#closed || !this.connection.started) return;
-    this.#pumping = this.#runListeners().finally(() => {
-      this.#pumping = undefined;
-      if (this.#listenerQueue.length > 0 && this.connection.started && !this.#closed) this.#pump();
-    });
+    this.#pumping = true;
+    this.#runNextListener();
   }
 
-  async #runListeners(): Promise<void> {
-    while (this.#listenerQueue.length > 0 && this.connection.started && !this.#closed) {
-      const queued = this.#listenerQueue.shift()!;
-      await queued.consumer.runListener(queued.entry, queued.backlog);
+  /**
+   * Runs the next queued delivery; when its listener is done, the one after it. A plain callback
+   * rather than an async loop: with failures the queue often runs dry and deliveries start again
+   * from scratch, and a restart should cost a flag, not a new async function and its promises.
+   */
+  readonly #runNextListener = (): void => {
+    const queued = this.connection.started && !this.#closed ? this.#listenerQueue.shift() : undefined;
+    if (queued) {
+      queued.consumer
+        .runListener(queued.entry, queued.backlog)
+        .then(this.#runNextListener, this.#runNextListener);
+      return;
     }
-  }
+    this.#pumping = false;
+    if (this.#idleWaiters.length > 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+  };
 
   /** @internal Resolves when no listener is running (for `connection.stop()`). */
-  async idle(): Promise<void> {
-    await this.#pumping;
+  idle(): Promise<void> {
+    if (!this.#pumping) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /**
