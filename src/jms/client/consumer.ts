@@ -193,8 +193,8 @@ export class MessageConsumer implements BacklogConsumer {
       const acknowledged = this.#session.autoAcknowledge(entry);
       if (acknowledged) await acknowledged;
     } catch (error) {
-      this.#session.listenerFailed(entry, error);
-      this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
+      if (!this.#session.listenerFailed(entry, error))
+        this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
     } finally {
       this.#inWindow--;
       this.backlogDispatch();

@@ -397,9 +397,7 @@ export class Session {
     const mode = this.acknowledgeMode;
     if (mode !== AcknowledgeMode.AUTO_ACKNOWLEDGE && mode !== AcknowledgeMode.DUPS_OK_ACKNOWLEDGE)
       return undefined;
-    // The entry just delivered is nearly always the newest one.
-    let index = this.#unacknowledged.length - 1;
-    while (index >= 0 && this.#unacknowledged[index]!.entry !== entry) index--;
+    const index = this.#unacknowledgedIndex(entry);
     if (index < 0) return undefined;
     const record = this.#unacknowledged[index]!;
     if (index === this.#unacknowledged.length - 1) this.#unacknowledged.pop();
@@ -409,19 +407,29 @@ export class Session {
 
   /**
    * @internal A listener threw. A poison error sends the message to the error destination at once
-   * (DLV-9); otherwise, in AUTO/DUPS_OK mode, it is redelivered (SES-4).
+   * (DLV-9); otherwise, in AUTO/DUPS_OK mode, it is redelivered (SES-4). Returns true when the
+   * message was parked as poison: that is the outcome the listener asked for, not a connection
+   * error to report.
    */
-  listenerFailed(entry: Entry, error: unknown): void {
-    const index = this.#unacknowledged.findIndex((u) => u.entry === entry);
-    if (index < 0) return;
+  listenerFailed(entry: Entry, error: unknown): boolean {
+    const index = this.#unacknowledgedIndex(entry);
+    if (index < 0) return false;
     if (isPoison(error)) {
       const [record] = this.#unacknowledged.splice(index, 1);
       this.#poison(record!, (error as Error).message);
-      return;
+      return true;
     }
-    if (this.transacted || this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) return;
+    if (this.transacted || this.acknowledgeMode === AcknowledgeMode.CLIENT_ACKNOWLEDGE) return false;
     const [record] = this.#unacknowledged.splice(index, 1);
     this.#release([record!], true);
+    return false;
+  }
+
+  /** Where an entry is among the unacknowledged; searched from the newest, which it nearly always is. */
+  #unacknowledgedIndex(entry: Entry): number {
+    let index = this.#unacknowledged.length - 1;
+    while (index >= 0 && this.#unacknowledged[index]!.entry !== entry) index--;
+    return index;
   }
 
   /**

@@ -10,7 +10,10 @@ test('poison - a listener throwing PoisonMessageError sends the message to the e
   const t = testEngine();
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors', redeliveryLimit: 5 });
-  const session = t.connect().createSession();
+  const connection = t.connect();
+  const reported: Error[] = [];
+  connection.setExceptionListener((error) => reported.push(error));
+  const session = connection.createSession();
   await session.createProducer(session.createQueue('q')).send(new TextMessage('bad'));
   let calls = 0;
   session.createConsumer(session.createQueue('q')).setMessageListener(() => {
@@ -19,6 +22,7 @@ test('poison - a listener throwing PoisonMessageError sends the message to the e
   });
   await settle();
   assert.equal(calls, 1);
+  assert.deepEqual(reported, [], 'a parked poison message is the outcome asked for, not a connection error');
   const parked = (await session.createConsumer(session.createQueue('errors')).receiveNoWait())!;
   assert.equal(parked.getStringProperty('JMS_ErrorReason'), 'poison: cannot parse order');
   assert.equal(parked.getIntProperty('JMS_ErrorDeliveryCount'), 1);
