@@ -8,15 +8,18 @@
  *     one transaction per N messages for N producers — the batch group commit can form at best.
  *     Targets: >= 50,000 msgs/s with 64 producers and >= 60% of the limit.
  * (b) restart: FileStore.open + JmsEngine.open on a store holding RESTART_MESSAGES 1 KB messages
- *     (default 1,000,000; the store is built with big commits first), and the heap each recovered
+ *     (default 1,000,000; the store is built with big commits first), in a process of its own
+ *     (restart-child.ts) so its peak resident size is the restart's; and the heap each recovered
  *     message takes; plus the heap per message queued by sends, for comparison.
  *
  * Run: `npm run bench store` (or `node --import tsx --expose-gc bench/store.bench.ts`).
  * STORE_BENCH_RESTART=200000 measures a smaller restart.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { ConnectionFactory, JmsEngine, Queue, type StoreOperation, TextMessage } from '../src/index.js';
@@ -33,6 +36,7 @@ const QUEUED_MESSAGES = Number(process.env.STORE_BENCH_QUEUED ?? 1_000_000);
 /** The documented ceiling for 1,000,000 queued 1 KB messages with paging (docs/persistence.md). */
 const PAGED_RSS_CEILING_MB = 1_024;
 
+const here = dirname(fileURLToPath(import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'store-bench-'));
 let runs = 0;
 const freshDir = () => join(root, `run-${++runs}`) + '/';
@@ -171,31 +175,30 @@ async function buildStore(dir: string, count: number): Promise<number> {
   return performance.now() - started;
 }
 
+/** Builds a store of `count` messages, then restarts on it in a process of its own (bench/restart-child.ts). */
 async function restart(count: number) {
   const dir = freshDir();
   const buildMs = await buildStore(dir, count);
   const bytes = statSync(join(dir, 'gateway.db')).size;
-  gc();
-  const heapBefore = process.memoryUsage().heapUsed;
-  const started = performance.now();
-  const store = await FileStore.open({ path: dir });
-  const opened = performance.now();
-  const engine = await JmsEngine.open({ store });
-  const recovered = performance.now();
-  const held = engine.destinationStatistics('queue://restart').messagesCurrent;
-  if (held !== count) throw new Error(`recovered ${held} messages, expected ${count}`);
-  gc();
-  const heapPerMessage = Math.round((process.memoryUsage().heapUsed - heapBefore) / count);
-  await engine.close();
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--expose-gc', join(here, 'restart-child.ts'), dir, String(count)],
+    { encoding: 'utf8' },
+  );
+  if (child.status !== 0) throw new Error(`the restart failed: ${child.stderr}`);
+  const measured = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+    openMs: number;
+    recoverMs: number;
+    restartMs: number;
+    heapPerMessage: number;
+    peakRssMB: number;
+  };
   rmSync(dir, { recursive: true, force: true });
   return {
     messages: count,
     storeMB: Math.round(bytes / 1e6),
     buildS: Math.round(buildMs / 100) / 10,
-    openMs: Math.round(opened - started),
-    recoverMs: Math.round(recovered - opened),
-    restartMs: Math.round(recovered - started),
-    heapPerMessage,
+    ...measured,
   };
 }
 

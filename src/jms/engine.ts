@@ -184,13 +184,20 @@ export class JmsEngine {
     }
     for (const subscription of this.#namedSubscriptions.values())
       backlogs.set(subscription.backlog.key, subscription.backlog);
-    const storedById = new Map<string, StoredMessage>();
+    // References come in seq order, so those to one message come together: one StoredMessage is
+    // shared by them, and no map of every recovered message is needed (it would grow with the backlog).
+    let stored: StoredMessage | undefined;
+    let lastSeq = -Infinity;
     let restored = 0;
     for (const ref of recovered.refs) {
+      if (ref.seq < lastSeq)
+        throw new Error(
+          `the store returned message references out of order (seq ${ref.seq} after ${lastSeq}): recovery needs them in seq order`,
+        );
+      lastSeq = ref.seq;
       const backlog = backlogs.get(ref.backlog);
       if (!backlog) continue;
-      let stored = storedById.get(ref.id);
-      if (!stored) {
+      if (stored?.message.getJMSMessageID() !== ref.id || stored.seq !== ref.seq) {
         stored = new StoredMessage(
           ref.message,
           ref.seq,
@@ -201,7 +208,6 @@ export class JmsEngine {
         );
         // The producer's redelivery limit still applies after a restart (DLV-2).
         if (ref.sender) stored.redeliveryLimit = ref.sender.redeliveryLimit;
-        storedById.set(ref.id, stored);
       }
       stored.references++;
       stored.holders++;

@@ -67,7 +67,13 @@ export interface RecoveredRef {
 export interface RecoveredState {
   destinations: DestinationRecord[];
   subscriptions: SubscriptionRecord[];
-  refs: RecoveredRef[];
+  /**
+   * The stored references in ascending `seq` order, so the references to one message come
+   * together. A store may read them lazily: the engine takes them one at a time and pages bodies
+   * out as it goes (PER-4), so a restart does not hold the whole backlog's bodies at once. Iterate
+   * once, while the store is open and before any commit.
+   */
+  refs: Iterable<RecoveredRef>;
   /** The highest message sequence used, so new sends sort after recovered ones. */
   maxSeq: number;
 }

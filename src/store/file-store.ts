@@ -236,43 +236,39 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       noLocal: noLocal !== 0,
       shared: shared !== 0,
     }));
-    const refs: RecoveredRef[] = [];
-    let ordered = true;
-    let lastSeq = -Infinity;
+    const maxSeq = (this.#sql.maxSeq.pluck().get() as number | null) ?? 0;
+    this.#logger.info(
+      { file: this.file, destinations: destinations.length, subscriptions: subscriptions.length },
+      'store read',
+    );
+    return { destinations, subscriptions, refs: this.#readRefs(), maxSeq };
+  }
+
+  /**
+   * The references with their messages, read row by row as the engine recovers them: a message is
+   * decoded once for all its references (they come together, in send order), and its body can be
+   * paged out again before the next one is read (PER-4).
+   */
+  *#readRefs(): Generator<RecoveredRef> {
+    if (this.#closed) throw closedError(this.file);
     let lastMessageSeq = -Infinity;
     let message: Message | undefined;
     let sender: SenderRecord | undefined;
     const handles = new Map<string, Queue | Topic>();
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
-      const [backlog, id, seq, deliveryCount, notBefore, messageSeq, bodyType, headers, properties, body] =
-        row;
-      if (messageSeq !== lastMessageSeq || !message) {
+      const [backlog, id, deliveryCount, notBefore, seq, bodyType, headers, properties, body] = row;
+      if (seq !== lastMessageSeq || !message) {
         ({ message, sender } = this.#decode(
           id,
           { bodyType, headers, properties, body } as SerializedMessage,
           handles,
         ));
-        lastMessageSeq = messageSeq;
+        lastMessageSeq = seq;
       }
-      if (seq < lastSeq) ordered = false;
-      lastSeq = seq;
       const ref: RecoveredRef = { backlog, id, seq, deliveryCount, notBefore, message };
       if (sender) ref.sender = sender;
-      refs.push(ref);
+      yield ref;
     }
-    // Rows come in message order; a reference filed under another sequence is sorted into place.
-    if (!ordered) refs.sort((a, b) => a.seq - b.seq);
-    const maxSeq = (this.#sql.maxSeq.pluck().get() as number | null) ?? 0;
-    this.#logger.info(
-      {
-        file: this.file,
-        destinations: destinations.length,
-        subscriptions: subscriptions.length,
-        refs: refs.length,
-      },
-      'store read',
-    );
-    return { destinations, subscriptions, refs, maxSeq };
   }
 
   /**
@@ -526,13 +522,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   }
 }
 
+/** A reference joined with its message; `seq` is the message's, which every reference to it shares. */
 type RefRow = [
   backlog: string,
   id: string,
-  seq: number,
   deliveryCount: number,
   notBefore: number,
-  messageSeq: number,
+  seq: number,
   bodyType: string,
   headers: string,
   properties: string | null,
@@ -585,7 +581,7 @@ function prepareStatements(db: Db) {
       'SELECT key, topic, client_id, name, selector, no_local, shared FROM subscriptions ORDER BY rowid',
     ),
     allRefs: raw(
-      `SELECT r.backlog, r.id, r.seq, r.delivery_count, r.not_before, m.seq, m.body_type, m.headers, m.properties, m.body
+      `SELECT r.backlog, r.id, r.delivery_count, r.not_before, m.seq, m.body_type, m.headers, m.properties, m.body
        FROM messages m JOIN refs r ON r.id = m.id ORDER BY m.seq`,
     ),
     maxSeq: db.prepare('SELECT max(seq) FROM messages'),

@@ -68,10 +68,16 @@ function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOp
   ];
 }
 
+/** What a store recovers, its references read out while it is still open (they are read lazily). */
+async function recoverAll(store: FileStore) {
+  const recovered = await store.recover();
+  return { ...recovered, refs: [...recovered.refs] };
+}
+
 async function reopenAndRecover(path: string) {
   const store = await FileStore.open({ path });
   try {
-    return await store.recover();
+    return await recoverAll(store);
   } finally {
     await store.close();
   }
@@ -291,7 +297,7 @@ test('file store - a failed write makes the persistent send fail and the message
 test('file store - recovery returns destinations, subscriptions, refs in seq order with their messages, and maxSeq (PER-1, PER-2)', async () => {
   await withDir(async (dir) => {
     const store = await FileStore.open({ path: dir });
-    assert.deepEqual(await store.recover(), { destinations: [], subscriptions: [], refs: [], maxSeq: 0 });
+    assert.deepEqual(await recoverAll(store), { destinations: [], subscriptions: [], refs: [], maxSeq: 0 });
     await store.commit([
       { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: { maxMessages: 10 } } },
       { op: 'putDestination', destination: { kind: 'topic', name: 't', options: {} } },
@@ -562,6 +568,38 @@ test('file store - a store file overwritten with garbage is refused (PER-1)', as
     await handle.write(Buffer.alloc(3 * 4096, 0x5a), 0, 3 * 4096, 4096 * 20);
     await handle.close();
     await assertRejectsAs(FileStore.open({ path: join(dir, 'b') }), 'corrupt', /is corrupt/);
+  });
+});
+
+test('file store - a message row that cannot be decoded fails recovery when it is read, naming the message (PER-1)', async () => {
+  await withDir(async (dir) => {
+    const file = await filledStore(dir);
+    const db = new Database(file);
+    db.prepare("UPDATE messages SET headers = 'not json' WHERE id = 'ID:250'").run();
+    db.close();
+
+    // References are read lazily: recover() itself succeeds; reading reaches the damaged row.
+    const store = await FileStore.open({ path: dir });
+    const recovered = await store.recover();
+    let read = 0;
+    assert.throws(
+      () => {
+        for (const ref of recovered.refs) if (ref) read++;
+      },
+      (error: unknown) =>
+        error instanceof StoreError &&
+        error.kind === 'corrupt' &&
+        /^store '.*gateway\.db' is corrupt \(message 'ID:250' cannot be read: .+\): restore it from a backup/.test(
+          error.message,
+        ),
+    );
+    assert.equal(read, 249, 'the rows before it were read');
+    await store.close();
+
+    // Through the engine, the start fails with that error instead of coming up without the message.
+    const again = await FileStore.open({ path: dir });
+    await assertRejectsAs(JmsEngine.open({ store: again }), 'corrupt', /message 'ID:250' cannot be read/);
+    await again.close();
   });
 });
 

@@ -304,10 +304,11 @@ test('file store - every body type survives a write to disk and a reopen (PER-1)
     );
     await store.close();
     const reopened = await FileStore.open({ path: dir });
-    const recovered = await reopened.recover();
+    // References are read lazily: read them out before the store closes.
+    const refs = [...(await reopened.recover()).refs];
     await reopened.close();
     assert.deepEqual(
-      recovered.refs.map((ref) => describe(ref.message)),
+      refs.map((ref) => describe(ref.message)),
       messages.map(describe),
     );
   } finally {
