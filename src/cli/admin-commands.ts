@@ -57,10 +57,22 @@ class AdminClient {
 }
 
 /** `queue://name`, `topic://name` or a bare queue name → `kind/name` for API paths. */
-function apiPath(destination: string): string {
+/** A destination named on the command line: `queue://x` or `topic://x`, and a bare name is a queue. */
+function parseNamed(destination: string): { kind: string; name: string } {
   const match = /^(queue|topic):\/\/(.+)$/.exec(destination);
-  const [kind, name] = match ? [match[1]!, match[2]!] : ['queue', destination];
+  return match ? { kind: match[1]!, name: match[2]! } : { kind: 'queue', name: destination };
+}
+
+function apiPath(destination: string): string {
+  const { kind, name } = parseNamed(destination);
   return `/destinations/${kind}/${encodeURIComponent(name)}`;
+}
+
+/** A move or replay target as the API takes it: `origin`, or a destination address. */
+function moveTarget(to: string): string {
+  if (to === 'origin') return to;
+  const { kind, name } = parseNamed(to);
+  return `${kind}://${name}`;
 }
 
 /** Runs one admin command; returns the exit code (0 ok, 1 failed, 2 usage). */
@@ -131,8 +143,10 @@ export async function adminCommand(command: AdminCommand, argv: string[], io: Co
       }
       case 'move':
       case 'replay': {
-        const [from, to] = command === 'replay' ? [positionals[0], positionals[1] ?? 'origin'] : positionals;
-        if (!from || !to) return usage(io, command);
+        const [from, named] =
+          command === 'replay' ? [positionals[0], positionals[1] ?? 'origin'] : positionals;
+        if (!from || !named) return usage(io, command);
+        const to = moveTarget(named);
         let moved = 0;
         // In steps, so a long replay shows progress and each step is its own transaction.
         for (;;) {
@@ -252,7 +266,7 @@ function describeMessage(message: MessageView): string {
 const USAGE: Record<AdminCommand, string> = {
   send: 'usage: jms-gateway send DESTINATION [--body TEXT | --file FILE | --message MSG.json] [--property name=value ...] [--count N]',
   browse: 'usage: jms-gateway browse QUEUE [--selector SELECTOR] [--limit N] [--json]',
-  move: 'usage: jms-gateway move FROM_QUEUE TO_DESTINATION [--selector SELECTOR] [--limit N]',
+  move: 'usage: jms-gateway move FROM_QUEUE TO_DESTINATION [--selector SELECTOR] [--limit N]  (a bare name is a queue)',
   replay:
     "usage: jms-gateway replay ERROR_QUEUE [TO_DESTINATION] [--selector SELECTOR] [--limit N]  (default: back to each message's origin)",
   status: 'usage: jms-gateway status',

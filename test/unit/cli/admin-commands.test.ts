@@ -96,6 +96,11 @@ test('cli admin commands - replay to origin of a message a bridge read from an e
   const explicit = capture(env);
   assert.equal(await adminCommand('replay', ['errors', 'queue://retry-here'], explicit.io), 0);
   assert.equal(t.engine.destinationStatistics('queue://retry-here').messagesCurrent, 1);
+  // A bare name is a queue, for the target as for the source.
+  const bare = capture(env);
+  assert.equal(await adminCommand('move', ['retry-here', 'errors'], bare.io), 0);
+  assert.deepEqual(bare.out, ['moved 1 message from retry-here to queue://errors']);
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
   await server.close();
   await t.close();
 });
