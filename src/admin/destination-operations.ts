@@ -132,7 +132,8 @@ export class DestinationOperations {
 
   #existing(name: string): Destination {
     const handle = parseDestination(name);
-    if (!this.engine.destinations().some((d) => d.equals(handle))) {
+    // A map lookup: a replay asks once per message.
+    if (!this.engine.resolveExisting(handle)) {
       throw new InvalidDestinationError(`destination '${name}' does not exist`);
     }
     return handle;
