@@ -13,6 +13,9 @@ import type { Message } from '../message/message.js';
 import type { MessageSelector } from '../selector/index.js';
 import type { Session } from './session.js';
 
+/** How long a message the store could not read waits before it is tried again. */
+const UNREADABLE_RETRY_MS = 1000;
+
 /** Handles a delivered message; a returned promise is awaited before the next delivery. */
 export type MessageListener = (message: Message) => void | Promise<void>;
 
@@ -89,7 +92,21 @@ export class MessageConsumer implements BacklogConsumer {
       this.#session.enqueueForListener(this, entry, this.#target.backlog);
       return;
     }
-    const { message, written: stored } = this.#session.deliverToReceive(this, entry, this.#target.backlog);
+    let delivered: ReturnType<Session['deliverToReceive']>;
+    try {
+      delivered = this.#session.deliverToReceive(this, entry, this.#target.backlog);
+    } catch (error) {
+      // Unreadable (see runListener): the receive fails with the store's error, the message stays.
+      this.#target.backlog.release(entry, UNREADABLE_RETRY_MS);
+      if (this.#waiters.length === 0) this.#immediateResult = Promise.reject(error);
+      else {
+        const waiter = this.#waiters.shift()!;
+        waiter.timer?.cancel();
+        waiter.reject(error);
+      }
+      return;
+    }
+    const { message, written: stored } = delivered;
     if (this.#waiters.length === 0) {
       this.#immediateResult = stored ? stored.then(() => message) : Promise.resolve(message);
       return;
@@ -182,7 +199,18 @@ export class MessageConsumer implements BacklogConsumer {
 
   /** @internal Runs the listener on one entry, then acknowledges it (AUTO) or puts it back (it threw, SES-4). */
   async runListener(entry: Entry, backlog: Backlog): Promise<void> {
-    const message = this.#session.deliver(this, entry, backlog);
+    let message: Message;
+    try {
+      message = this.#session.deliver(this, entry, backlog);
+    } catch (error) {
+      // The message could not be read (a paged-out body the store failed to return): report it
+      // and try again later, rather than lose the message or spin on it.
+      this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
+      backlog.release(entry, UNREADABLE_RETRY_MS);
+      this.#inWindow--;
+      this.backlogDispatch();
+      return;
+    }
     try {
       this.#session.listenerRunning = true;
       try {

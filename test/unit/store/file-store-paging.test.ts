@@ -3,8 +3,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConnectionFactory, JmsEngine, type Message, TextMessage } from '../../../src/index.js';
+import {
+  ConnectionFactory,
+  JmsEngine,
+  type Message,
+  type MessageStore,
+  StoreError,
+  TextMessage,
+} from '../../../src/index.js';
 import { FileStore } from '../../../src/store/file-store.js';
+import { FakeClock, settle } from '../../helpers/fake-clock.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -82,6 +90,64 @@ test('file store - delivery counts and redelivery delays still to run survive a 
     );
     await after.close();
     await reopened.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("file store - a paged-out body the store cannot read is reported to the listener's connection and tried again, not lost (PER-4)", async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'file-store-paging-'));
+  try {
+    const fileStore = await FileStore.open({ path: dir });
+    let readsFail = true;
+    const store: MessageStore = {
+      recover: () => fileStore.recover(),
+      commit: (operations) => fileStore.commit(operations),
+      close: () => fileStore.close(),
+      readMessage: (id) => {
+        if (readsFail) throw new StoreError('open', fileStore.file, `reading '${id}' failed: I/O error`);
+        return fileStore.readMessage(id);
+      },
+    };
+    const clock = new FakeClock();
+    const engine = await JmsEngine.open({ store, clock, pagingThresholdBytes: 0 });
+    const connection = new ConnectionFactory(engine).createConnection();
+    const reported: Error[] = [];
+    connection.setExceptionListener((error) => reported.push(error));
+    const session = connection.createSession();
+    await session.createProducer(session.createQueue('paged')).send(new TextMessage('order 1'));
+    assert.equal(engine.messagesPagedOut, 1);
+    const received: string[] = [];
+    session.createConsumer(session.createQueue('paged')).setMessageListener((message) => {
+      received.push(text(message)!);
+    });
+    connection.start();
+    await settle();
+    assert.equal(received.length, 0);
+    assert.match(reported[0]?.message ?? '', /reading '.+' failed: I\/O error/);
+    assert.equal(
+      engine.destinationStatistics('queue://paged').messagesPending,
+      1,
+      'kept, waiting to be tried again',
+    );
+    assert.equal(reported.length, 1, 'not tried again at once');
+
+    readsFail = false;
+    await clock.advance(1000);
+    await settle();
+    assert.deepEqual(received, ['order 1']);
+
+    // A synchronous receive fails with the store's error, and the message stays for the next one.
+    await session.createProducer(session.createQueue('receive')).send(new TextMessage('order 2'));
+    const consumer = connection.createSession().createConsumer(session.createQueue('receive'));
+    readsFail = true;
+    await assert.rejects(consumer.receiveNoWait(), /I\/O error/);
+    readsFail = false;
+    assert.equal(await consumer.receiveNoWait(), null, 'waiting out the retry delay');
+    await clock.advance(1000);
+    assert.equal(text(await consumer.receiveNoWait()), 'order 2');
+    await connection.close();
+    await engine.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
