@@ -58,8 +58,9 @@ export class Connection {
     return this.#exceptionListener;
   }
 
-  /** @internal Reports an error to the exception listener, or logs it. */
-  reportError(error: Error): void {
+  /** @internal Reports an error to the exception listener, or logs it; anything thrown is made an Error. */
+  reportError(thrown: unknown): void {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
     if (this.#exceptionListener) {
       try {
         this.#exceptionListener(error);

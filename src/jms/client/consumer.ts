@@ -205,7 +205,7 @@ export class MessageConsumer implements BacklogConsumer {
     } catch (error) {
       // The message could not be read (a paged-out body the store failed to return): report it
       // and try again later, rather than lose the message or spin on it.
-      this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
+      this.#session.connection.reportError(error);
       backlog.release(entry, UNREADABLE_RETRY_MS);
       this.#inWindow--;
       this.backlogDispatch();
@@ -221,8 +221,7 @@ export class MessageConsumer implements BacklogConsumer {
       const acknowledged = this.#session.autoAcknowledge(entry);
       if (acknowledged) await acknowledged;
     } catch (error) {
-      if (!this.#session.listenerFailed(entry, error))
-        this.#session.connection.reportError(error instanceof Error ? error : new Error(String(error)));
+      if (!this.#session.listenerFailed(entry, error)) this.#session.connection.reportError(error);
     } finally {
       this.#inWindow--;
       this.backlogDispatch();
