@@ -53,6 +53,12 @@ const SELECTOR_KEYWORDS = new Set([
 ]);
 const IDENTIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
 
+/**
+ * The properties of a message that has none of its own. Never written: a message holding it
+ * marks it shared, so its first write makes a map of its own (copy on write).
+ */
+const NO_PROPERTIES: ReadonlyMap<string, TypedValue> = new Map();
+
 /** Checks that a name can be a property a client sets: an identifier, not a keyword, not reserved. */
 export function checkPropertyName(name: string): void {
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
@@ -86,8 +92,9 @@ export class Message {
   #priority = DEFAULT_PRIORITY;
   #deliveryTime = 0;
   /** Copy-on-write: a delivered copy shares its sender's map until someone writes. */
-  #properties: Map<string, TypedValue> = new Map();
-  #propertiesShared = false;
+  /** Starts as the shared empty map: a message that never gets a property (or is a copy) never builds one. */
+  #properties = NO_PROPERTIES as Map<string, TypedValue>;
+  #propertiesShared = true;
   #propertiesReadOnly = false;
   /** JMSXDeliveryCount: provider-owned, per delivery (MSG-2). 0 until first delivered. */
   #deliveryCount = 0;
@@ -193,8 +200,8 @@ export class Message {
 
   /** Removes every property and makes them writable again. */
   clearProperties(): void {
-    this.#properties = new Map();
-    this.#propertiesShared = false;
+    this.#properties = NO_PROPERTIES as Map<string, TypedValue>;
+    this.#propertiesShared = true;
     this.#propertiesReadOnly = false;
   }
 

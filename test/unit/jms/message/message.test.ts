@@ -214,3 +214,20 @@ test('message - size counts properties and body; XML messages are text with thei
   assert.equal(m.getSize(), before + 1 + 4);
   assert.equal(new TextMessage('é').getBodySize(), 2);
 });
+
+test("message - properties are each message's own: new messages, copies and cleared messages never share writes (MSG-2)", () => {
+  const first = new TextMessage('a');
+  first.setStringProperty('region', 'eu');
+  assert.equal(new TextMessage('b').getStringProperty('region'), null, 'a new message starts with none');
+
+  const copy = first.copy();
+  copy.setStringProperty('region', 'us');
+  copy.setIntProperty('n', 1);
+  assert.equal(first.getStringProperty('region'), 'eu', 'a copy writes its own');
+  assert.equal(first.propertyExists('n'), false);
+
+  first.clearProperties();
+  first.setStringProperty('after', 'clear');
+  assert.deepEqual(copy.getPropertyNames().sort(), ['n', 'region']);
+  assert.deepEqual(new TextMessage('c').getPropertyNames(), []);
+});
