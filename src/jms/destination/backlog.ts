@@ -134,8 +134,7 @@ export class Backlog {
     const unit = this.#units.get(key);
     if (!unit || unit.busy) return;
     const published = unit.head;
-    if (published && published.state === 'available' && published.generation === unit.headGeneration)
-      return;
+    if (published && published.state === 'available' && published.generation === unit.headGeneration) return;
     const head = unit.queue.first();
     if (!head) {
       this.#units.delete(key);
