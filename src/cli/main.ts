@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { builtinRegistry } from '../../connectors/index.js';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load-config.js';
-import { type CheckedConfig, Gateway, type ReloadSource, checkConfigFile } from '../gateway/index.js';
+import {
+  type CheckedConfig,
+  Gateway,
+  type ReloadSource,
+  checkConfigFile,
+  reloadOnSignal,
+} from '../gateway/index.js';
 import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
 
@@ -162,32 +168,6 @@ async function run(argv: string[]): Promise<number> {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
-}
-
-/**
- * SIGHUP: reload. A signal that comes while a reload runs is not lost: one more reload follows,
- * so the file as it is after the last signal is what runs. The gateway logs the outcome.
- */
-function reloadOnSignal(gateway: Gateway, logger: { warn(fields: object, message: string): void }) {
-  let again = false;
-  let running = false;
-  return () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    void (async () => {
-      do {
-        again = false;
-        // Refused only while stopping or while an admin API reload runs: that one reads the file too.
-        await gateway.reload().catch((error: unknown) => {
-          logger.warn({ err: error, signal: 'SIGHUP' }, 'reload refused');
-        });
-      } while (again);
-      running = false;
-    })();
-  };
 }
 
 async function main(argv: string[]): Promise<number> {

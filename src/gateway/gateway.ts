@@ -221,6 +221,16 @@ export class Gateway {
     return this.#reloading !== undefined;
   }
 
+  /** Resolves once no reload is running (at once when none is), whatever its outcome. */
+  reloadFinished(): Promise<void> {
+    return this.#reloading
+      ? this.#reloading.then(
+          () => undefined,
+          () => undefined,
+        )
+      : Promise.resolve();
+  }
+
   /** The shutdown deadline of the configuration applied last (a reload may change it). */
   get shutdownDeadlineMs(): number {
     return this.#config.shutdown.deadlineMs;

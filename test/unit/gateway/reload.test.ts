@@ -9,6 +9,7 @@ import {
   Gateway,
   type ReloadSource,
   checkConfigFile,
+  reloadOnSignal,
   silentGatewayLogger,
 } from '../../../src/gateway/index.js';
 import type { Bridge, BridgeStatus } from '../../../src/bridge/index.js';
@@ -367,6 +368,50 @@ test('gateway reload - one reload at a time: a second one is refused, over the a
     const ok = await applied;
     assert.equal(ok.status, 200);
     assert.deepEqual(((await ok.json()) as ReloadResult).unchanged, ['route']);
+  } finally {
+    await gateway.stop(5_000);
+  }
+});
+
+test('gateway reload - SIGHUP during an admin API reload waits for it, then reads the file again', async () => {
+  const { config } = parseConfig(
+    ['store: { memory: true }', 'admin: { enabled: false }', 'destinations: { queues: [{ name: in }] }'].join(
+      '\n',
+    ),
+    'gw.yaml',
+    { registry: fakeRegistry(), env: {} },
+  );
+  const releases: ((source: ReloadSource) => void)[] = [];
+  let asked: () => void = () => {};
+  const nextLoad = () => new Promise<void>((resolve) => (asked = resolve));
+  const gateway = await Gateway.start(config, silentGatewayLogger, {
+    loadConfig: () =>
+      new Promise<ReloadSource>((resolve) => {
+        releases.push(resolve);
+        asked();
+      }),
+  });
+  const refused: unknown[] = [];
+  const onSignal = reloadOnSignal(gateway, { warn: (fields) => refused.push(fields) });
+  try {
+    let loading = nextLoad();
+    const apiReload = gateway.reload(); // as POST /reload does: it reads the file now
+    await loading;
+    loading = nextLoad();
+    onSignal(); // the file changed after the API reload read it
+    onSignal(); // a second signal meanwhile asks for no more than one reload
+    assert.equal(releases.length, 1, 'the signal waits while the API reload runs');
+    releases[0]!({ ok: true, config });
+    assert.equal((await apiReload).reloaded, true);
+    await loading;
+    assert.equal(releases.length, 2, 'then it reads the file again');
+    releases[1]!({ ok: true, config });
+    await gateway.reloadFinished();
+    // Let the signal handler finish its round (a few turns of the event loop, no timer).
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(refused, [], 'nothing was refused');
+    assert.equal(gateway.reloading, false, 'and no third reload: both signals came before the file was read');
+    assert.equal(releases.length, 2);
   } finally {
     await gateway.stop(5_000);
   }
