@@ -284,7 +284,7 @@ export class Gateway {
     // Everything that can fail is done before any bridge is touched: the old bridges keep running.
     const problems: string[] = [];
     const collect: OnProblem = (path, error) => problems.push(`${next.file}: ${path}: ${messageOf(error)}`);
-    await createDestinations(this.engine, next, this.#logger, collect, () => {});
+    await createDestinations(this.engine, next, this.#logger, collect, new Set(plan.create));
     const built = buildBridges(
       this.engine,
       next,
@@ -532,18 +532,15 @@ const rethrow: OnProblem = (path, error) => {
 /**
  * Creates the declared destinations. One that exists already (made by an earlier run and kept in
  * the store) keeps its settings: the engine does not change a live destination's settings, so a
- * difference is logged.
+ * difference is logged. With `only` (ids like `queue://name`), just those: a reload creates the
+ * ones its plan found missing.
  */
 async function createDestinations(
   engine: JmsEngine,
   config: GatewayConfig,
   logger: GatewayLogger,
   onProblem: OnProblem = rethrow,
-  onOtherSettings: (destination: string) => void = (destination) =>
-    logger.warn(
-      { destination },
-      'destination exists in the store with other settings; it keeps them (delete it through the admin API and restart to apply the configured ones)',
-    ),
+  only?: ReadonlySet<string>,
 ): Promise<void> {
   const plain: [string, 'queue' | 'topic', readonly DestinationConfig[]][] = [
     ['queues', 'queue', config.destinations.queues],
@@ -551,11 +548,15 @@ async function createDestinations(
   ];
   for (const [key, kind, list] of plain) {
     for (const [index, destination] of list.entries()) {
+      const handle = kind === 'queue' ? new Queue(destination.name) : new Topic(destination.name);
+      if (only && !only.has(handle.toString())) continue;
       try {
-        const handle = kind === 'queue' ? new Queue(destination.name) : new Topic(destination.name);
         const existing = engine.resolveExisting(handle)?.options;
         if (existing !== undefined && canonical(existing) !== canonical(destination.options))
-          onOtherSettings(handle.toString());
+          logger.warn(
+            { destination: handle.toString() },
+            'destination exists in the store with other settings; it keeps them (delete it through the admin API and restart to apply the configured ones)',
+          );
         if (kind === 'queue') await engine.createQueue(destination.name, destination.options);
         else await engine.createTopic(destination.name, destination.options);
       } catch (error) {
@@ -569,6 +570,7 @@ async function createDestinations(
   ];
   for (const [key, kind, list] of distributed) {
     for (const [index, destination] of list.entries()) {
+      if (only && !only.has(`${kind}://${destination.name}`)) continue;
       try {
         await engine.createDistributedDestination(kind, destination.name, destination.members, {
           loadBalancing: destination.loadBalancing,
