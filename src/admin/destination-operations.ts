@@ -3,7 +3,14 @@
  * rule (selectors, transactions, persistence, quotas) applies as it does to any client: browse,
  * send, delete one message, and move or replay messages in one transaction per batch.
  */
-import { ERROR_BRIDGE, ERROR_TIME, externalOrigin } from '../bridge/error-message.js';
+import {
+  ERROR_BRIDGE,
+  ERROR_DELIVERY_COUNT,
+  ERROR_ORIGIN,
+  ERROR_REASON,
+  ERROR_TIME,
+  externalOrigin,
+} from '../bridge/error-message.js';
 import type { Connection } from '../jms/client/connection.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Destination, Queue, parseDestination } from '../jms/destination/destination.js';
@@ -12,13 +19,7 @@ import { InvalidDestinationError } from '../jms/errors.js';
 import type { Message } from '../jms/message/message.js';
 
 /** Properties the engine and the bridges add when they park a message; a replay removes them. */
-const ERROR_PROPERTIES = [
-  'JMS_ErrorOrigin',
-  'JMS_ErrorReason',
-  'JMS_ErrorDeliveryCount',
-  ERROR_BRIDGE,
-  ERROR_TIME,
-];
+const ERROR_PROPERTIES = [ERROR_ORIGIN, ERROR_REASON, ERROR_DELIVERY_COUNT, ERROR_BRIDGE, ERROR_TIME];
 /** How the origin of a message a bridge read from an external broker starts: no replay can reach it. */
 const EXTERNAL_ORIGIN = externalOrigin('');
 /** Messages moved per transaction. */
@@ -92,7 +93,7 @@ export class DestinationOperations {
   ): Promise<MoveResult> {
     const limit = options.limit ?? Infinity;
     const target = to === 'origin' ? null : this.#existing(to);
-    const selector = [options.selector, target ? null : 'JMS_ErrorOrigin IS NOT NULL']
+    const selector = [options.selector, target ? null : `${ERROR_ORIGIN} IS NOT NULL`]
       .filter((part): part is string => Boolean(part))
       .map((part) => `(${part})`)
       .join(' AND ');
@@ -140,7 +141,7 @@ export class DestinationOperations {
   }
 
   #origin(message: Message): Destination {
-    const origin = message.getStringProperty('JMS_ErrorOrigin')!;
+    const origin = message.getStringProperty(ERROR_ORIGIN)!;
     const id = message.getJMSMessageID();
     if (origin.startsWith(EXTERNAL_ORIGIN)) {
       const bridge = message.getStringProperty(ERROR_BRIDGE) ?? origin.slice(EXTERNAL_ORIGIN.length);
