@@ -107,11 +107,11 @@ export async function disconnectFully(client: Consumer | Producer): Promise<void
   socketsOf.get(client)?.closeAll();
 }
 
-/** A kafkajs client for the endpoint. */
-export function createKafkaClient(
+/** A kafkajs client for the endpoint, opening its connections through `socketFactory`. */
+function createKafkaClient(
   config: KafkaConfig,
   context: ConnectorContext,
-  socketFactory?: ISocketFactory,
+  socketFactory: ISocketFactory,
 ): Kafka {
   const options: KafkaJSConfig = {
     brokers: [...config.brokers],
@@ -121,8 +121,8 @@ export function createKafkaClient(
     retry: { retries: config.retries },
     logLevel: logLevel.WARN,
     logCreator: () => (entry) => logEntry(context.logger, entry),
+    socketFactory,
   };
-  if (socketFactory !== undefined) options.socketFactory = socketFactory;
   const ssl = sslOptions(config.ssl);
   if (ssl !== undefined) options.ssl = ssl;
   const sasl = saslOptions(config.sasl);
