@@ -254,15 +254,15 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     let lastMessageSeq = -Infinity;
     let message: Message | undefined;
     let sender: SenderRecord | undefined;
-    const handles = new Map<string, Queue | Topic>();
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
       const [backlog, id, deliveryCount, notBefore, seq, bodyType, headers, properties, body] = row;
       if (seq !== lastMessageSeq || !message) {
-        ({ message, sender } = this.#decode(
-          id,
-          { bodyType, headers, properties, body } as SerializedMessage,
-          handles,
-        ));
+        ({ message, sender } = this.#decode(id, {
+          bodyType,
+          headers,
+          properties,
+          body,
+        } as SerializedMessage));
         lastMessageSeq = seq;
       }
       const ref: RecoveredRef = { backlog, id, seq, deliveryCount, notBefore, message };
@@ -280,20 +280,15 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const row = this.#sql.oneMessage.get(id) as [string, string, string, Buffer | string | null] | undefined;
     if (!row) return undefined;
     const [bodyType, headers, properties, body] = row;
-    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage, this.#handles)
-      .message;
+    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage).message;
   }
 
-  /** Destination handles shared by messages read back one at a time. */
+  /** Destination handles shared by the messages read back, at recovery and when paged in. */
   readonly #handles = new Map<string, Queue | Topic>();
 
-  #decode(
-    id: string,
-    row: SerializedMessage,
-    handles: Map<string, Queue | Topic>,
-  ): { message: Message; sender: SenderRecord | undefined } {
+  #decode(id: string, row: SerializedMessage): { message: Message; sender: SenderRecord | undefined } {
     try {
-      return deserializeStoredMessage(row, handles);
+      return deserializeStoredMessage(row, this.#handles);
     } catch (error) {
       throw corrupt(this.file, `message '${id}' cannot be read: ${(error as Error).message}`, error);
     }
