@@ -12,9 +12,9 @@ import { ConfigError, type LoadedConfig, loadConfig } from '../config/load-confi
 import {
   type CheckedConfig,
   Gateway,
-  type ReloadSource,
   checkConfigFile,
   reloadOnSignal,
+  reloadSourceOf,
 } from '../gateway/index.js';
 import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
@@ -100,12 +100,6 @@ async function validate(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** The same checks as `validate`, for a reload of the running gateway's file. */
-async function reloadSource(file: string): Promise<ReloadSource> {
-  const checked = await checkConfigFile(file, builtinRegistry);
-  return checked.ok ? { ok: true, config: checked.loaded.config } : checked;
-}
-
 async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -126,7 +120,7 @@ async function run(argv: string[]): Promise<number> {
   try {
     gateway = await Gateway.start(config, logger, {
       ...(adminPort === undefined ? {} : { adminPort }),
-      loadConfig: () => reloadSource(values.config),
+      loadConfig: () => reloadSourceOf(values.config, builtinRegistry),
     });
   } catch (error) {
     logger.error({ err: error }, 'cannot start the gateway');

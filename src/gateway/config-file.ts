@@ -5,7 +5,7 @@
  */
 import type { ConnectorRegistry } from '../config/connector-registry.js';
 import { ConfigError, type LoadedConfig, formatProblems, loadConfig } from '../config/load-config.js';
-import { Gateway } from './gateway.js';
+import { Gateway, type ReloadSource } from './gateway.js';
 
 /** A checked configuration, or every problem as `file:line:col: path: message`. */
 export type CheckedConfig =
@@ -31,4 +31,14 @@ export async function checkConfigFile(
   const problems = await Gateway.check(loaded.config);
   if (problems.length > 0) return { ok: false, errors: formatProblems(loaded.source, problems) };
   return { ok: true, loaded };
+}
+
+/** The same checks, as a reload takes their outcome: the configuration, or its problems. */
+export async function reloadSourceOf(
+  file: string,
+  registry: ConnectorRegistry,
+  env?: Readonly<Record<string, string | undefined>>,
+): Promise<ReloadSource> {
+  const checked = await checkConfigFile(file, registry, env);
+  return checked.ok ? { ok: true, config: checked.loaded.config } : checked;
 }

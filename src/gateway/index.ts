@@ -6,7 +6,7 @@ export {
   type BuildProblem,
   type ReloadSource,
 } from './gateway.js';
-export { type CheckedConfig, checkConfigFile } from './config-file.js';
+export { type CheckedConfig, checkConfigFile, reloadSourceOf } from './config-file.js';
 export { reloadOnSignal } from './reload-on-signal.js';
 export { type ReloadPlan, type BridgeChange, type RunningState, planReload } from './reload-plan.js';
 export { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';

@@ -8,8 +8,8 @@ import type { ReloadResult } from '../../../src/admin/routes.js';
 import {
   Gateway,
   type ReloadSource,
-  checkConfigFile,
   reloadOnSignal,
+  reloadSourceOf,
   silentGatewayLogger,
 } from '../../../src/gateway/index.js';
 import type { Bridge, BridgeStatus } from '../../../src/bridge/index.js';
@@ -24,10 +24,7 @@ async function configFile(...lines: string[]) {
   const write = (...body: string[]) =>
     writeFile(path, ['store: { memory: true }', 'admin: { enabled: false }', ...body, ''].join('\n'));
   await write(...lines);
-  const load = async (): Promise<ReloadSource> => {
-    const checked = await checkConfigFile(path, registry, {});
-    return checked.ok ? { ok: true, config: checked.loaded.config } : checked;
-  };
+  const load = (): Promise<ReloadSource> => reloadSourceOf(path, registry, {});
   const first = await load();
   if (!first.ok) throw new Error(first.errors.join('\n'));
   return {
