@@ -13,6 +13,9 @@ import { DestinationOperations } from './destination-operations.js';
 import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
 import { renderMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
+
+/** How long closing waits for requests under way before it cuts their connections. */
+const CLOSE_GRACE_MS = 5_000;
 import { type AdminServices, adminRoutes } from './routes.js';
 
 export interface AdminServerOptions {
@@ -123,8 +126,14 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   return {
     url,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A request under way is answered: a send it made is stored, and its client must hear so.
+      // Idle keep-alive connections close now; one still busy after the grace period is cut.
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      cut.unref();
+      await closed;
+      clearTimeout(cut);
       await operations.close();
     },
   };

@@ -206,3 +206,39 @@ test('admin api - bridges are listed, paused and resumed; the OpenAPI document l
   await server.close();
   await t.close();
 });
+
+test('admin server - closing answers a request under way before it closes (a send it made is stored: its client must hear so)', async () => {
+  const t = testEngine();
+  let release!: () => void;
+  let asked!: () => void;
+  const running = new Promise<void>((resolve) => (asked = resolve));
+  const server = await startAdminServer({
+    engine: t.engine,
+    port: 0,
+    reload: async () => {
+      asked();
+      await new Promise<void>((resolve) => (release = resolve));
+      return {
+        reloaded: true,
+        added: [],
+        removed: [],
+        restarted: [],
+        unchanged: [],
+        created: [],
+        changes: {},
+        warnings: [],
+        errors: [],
+      };
+    },
+  });
+  const answer = fetch(`${server.url}/reload`, { method: 'POST' });
+  await running;
+  const closed = server.close();
+  release();
+  const response = await answer;
+  assert.equal(response.status, 200);
+  assert.equal(((await response.json()) as { reloaded: boolean }).reloaded, true);
+  await closed;
+  await assert.rejects(fetch(`${server.url}/health`), 'no longer listening');
+  await t.close();
+});
