@@ -307,6 +307,7 @@ export class JmsEngine {
           : await this.createTopic(member.name, options.memberOptions);
       resolved.push({ state: this.#destinations.get(memberHandle.toString())!, weight });
     }
+    this.#deleted.delete(handle.toString());
     const state = new DistributedState(
       handle,
       resolved,
@@ -849,6 +850,8 @@ export class JmsEngine {
       this.#distributed.delete(handle.toString());
       for (const member of distributed.members)
         this.#aliases.delete(`${handle.toString()}/${member.state.name}`);
+      // Like any deleted destination, its name is not auto-created again, not even as a plain one.
+      this.#deleted.add(handle.toString());
       await this.commit([{ op: 'removeDestination', kind: handle.kind, name: handle.name }]);
       return;
     }

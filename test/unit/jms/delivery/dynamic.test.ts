@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidDestinationError, TextMessage, Topic } from '../../../../src/index.js';
+import { InvalidDestinationError, Queue, TextMessage, Topic } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 
 test('dynamic - deleting a topic removes its durable subscriptions and messages; new users get InvalidDestination (DST-6)', async () => {
@@ -48,4 +48,23 @@ test('dynamic - created destinations are stored and come back when an engine reo
   );
   assert.equal(reopened.destinationStatistics('queue://kept').messagesCurrent, 1);
   await reopened.close();
+});
+
+test('dynamic - a deleted distributed destination refuses sends and new consumers instead of becoming a plain queue; creating it again brings it back (DST-6, DST-8)', async () => {
+  const t = testEngine();
+  await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.m1' }, { name: 'dq.m2' }]);
+  await t.engine.deleteDestination('queue://dq');
+  const session = t.connect().createSession();
+  await assert.rejects(
+    session.createProducer(null).send(new Queue('dq'), new TextMessage('x')),
+    InvalidDestinationError,
+  );
+  assert.throws(() => session.createProducer(new Queue('dq')), InvalidDestinationError);
+  assert.throws(() => session.createConsumer(new Queue('dq')), InvalidDestinationError);
+  assert.ok(!t.engine.destinations().some((d) => d.toString() === 'queue://dq'), 'no plain queue was made');
+  await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.m1' }, { name: 'dq.m2' }]);
+  const message = new TextMessage('again');
+  await session.createProducer(new Queue('dq')).send(message);
+  assert.match(message.getJMSDestination()!.name, /^dq\.m[12]$/);
+  await t.close();
 });
