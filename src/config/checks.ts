@@ -33,7 +33,16 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   const autoCreate = engine.autoCreateDestinations !== false;
   const declared = checkDestinations((data.destinations ?? {}) as Plain, report);
   const references = (path: string, destination: unknown) => {
-    if (typeof destination !== 'string' || autoCreate || declared.has(destination)) return;
+    if (typeof destination !== 'string' || declared.has(destination)) return;
+    // The engine never auto-creates a `distributed/member` name: it must name a declared member.
+    if (/^(queue|topic):\/\/[^/]*\//.test(destination)) {
+      report(
+        path,
+        `destination '${destination}' names a member of a distributed destination ('distributed/member') that is not declared: declare the distributed destination with that member, or name a destination without '/'`,
+      );
+      return;
+    }
+    if (autoCreate) return;
     report(
       path,
       `destination '${destination}' is not declared under destinations: declare it, or set engine.autoCreateDestinations: true`,

@@ -47,7 +47,8 @@ export interface EngineOptions {
   clock?: Clock;
   /**
    * Whether a producer or consumer on an unknown destination creates it with default settings.
-   * A destination deleted at run time is never re-created this way. Default true.
+   * A destination deleted at run time is never re-created this way, nor a `distributed/member`
+   * name that names no member (DST-8). Default true.
    */
   autoCreateDestinations?: boolean;
   logger?: EngineLogger;
@@ -77,6 +78,12 @@ const NO_OPERATIONS: readonly StoreOperation[] = Object.freeze([]);
 const ERROR_DESTINATION_WARNING_INTERVAL_MS = 60_000;
 /** How long an undeliverable message waits before trying a full error destination again. */
 const ERROR_DESTINATION_RETRY_MS = 1_000;
+
+/**
+ * The separator of `distributed/member` names (`000`: a name with a forward slash names a member
+ * of a distributed destination), so no destination of its own may contain it.
+ */
+const MEMBER_SEPARATOR = '/';
 
 export class JmsEngine {
   readonly clock: Clock;
@@ -317,7 +324,7 @@ export class JmsEngine {
     );
     this.#distributed.set(handle.toString(), state);
     for (const member of resolved)
-      this.#aliases.set(`${handle.toString()}/${member.state.name}`, member.state);
+      this.#aliases.set(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`, member.state);
     const definition = {
       distributedMembers: members.map((m) => ({ name: m.name, weight: m.weight ?? 1 })),
       loadBalancing: state.loadBalancing,
@@ -596,6 +603,11 @@ export class JmsEngine {
     const key = destination.toString();
     const state = this.#destinations.get(key) ?? this.#aliases.get(key);
     if (state) return state;
+    if (destination.name.includes(MEMBER_SEPARATOR)) {
+      throw new InvalidDestinationError(
+        `${purpose}: '${key}' is not a member of a distributed destination (a name with '${MEMBER_SEPARATOR}' names one, as 'distributed${MEMBER_SEPARATOR}member')`,
+      );
+    }
     if (destination.temporary || this.#deleted.has(key) || !this.#autoCreate) {
       throw new InvalidDestinationError(
         `${purpose}: destination '${key}' does not exist${this.#deleted.has(key) ? ' (it was deleted)' : ''}`,
@@ -849,7 +861,7 @@ export class JmsEngine {
     if (distributed) {
       this.#distributed.delete(handle.toString());
       for (const member of distributed.members)
-        this.#aliases.delete(`${handle.toString()}/${member.state.name}`);
+        this.#aliases.delete(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`);
       // Like any deleted destination, its name is not auto-created again, not even as a plain one.
       this.#deleted.add(handle.toString());
       await this.commit([{ op: 'removeDestination', kind: handle.kind, name: handle.name }]);
@@ -963,9 +975,9 @@ export class JmsEngine {
 }
 
 function checkName(name: string): string {
-  if (typeof name !== 'string' || name.trim() === '' || /[\s#]/.test(name)) {
+  if (typeof name !== 'string' || name.trim() === '' || /[\s#/]/.test(name)) {
     throw new InvalidDestinationError(
-      `destination name '${String(name)}' is not valid (expected a non-empty name without spaces or '#')`,
+      `destination name '${String(name)}' is not valid (expected a non-empty name without spaces, '#' or '/'; a name with '/' names a member of a distributed destination)`,
     );
   }
   return name;

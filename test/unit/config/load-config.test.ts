@@ -304,6 +304,24 @@ test('config - bridges: selectors, names, loops, durable subscriptions and refer
   ]);
 });
 
+test('config - a distributed/member name must name a declared member, even with auto-create (DST-8)', () => {
+  assert.deepEqual(
+    problemsOf(
+      yaml(
+        'destinations:',
+        '  distributedQueues: [{ name: all, members: [{ name: a }] }]',
+        'bridges:',
+        '  - name: b',
+        '    source: { type: jms, destination: queue://all/a }',
+        '    target: { type: jms, destination: queue://all/nope }',
+      ),
+    ),
+    [
+      "gw.yaml:6:39: bridges[0].target.destination: destination 'queue://all/nope' names a member of a distributed destination ('distributed/member') that is not declared: declare the distributed destination with that member, or name a destination without '/'",
+    ],
+  );
+});
+
 test('config - the admin token only comes from the environment', () => {
   assert.deepEqual(problemsOf(yaml('admin:', '  token: abc')), [
     'gw.yaml:2:3: admin.token: the admin token is never written in the configuration: set the environment variable JMS_GATEWAY_ADMIN_TOKEN',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Message, Queue, TextMessage, Topic } from '../../../../src/index.js';
+import { InvalidDestinationError, type Message, Queue, TextMessage, Topic } from '../../../../src/index.js';
 import { weightedRoundRobin } from '../../../../src/jms/destination/distributed.js';
 import { testEngine } from '../../../helpers/engine.js';
 
@@ -100,5 +100,27 @@ test('distributed - bad definitions are refused: no members, zero weight', async
     t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm', weight: 0 }]),
     /weight 0 is not valid/,
   );
+  await t.close();
+});
+
+test('distributed - a name of the form distributed/member that names no member is refused, never auto-created (DST-8)', async () => {
+  const t = testEngine();
+  await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.m1' }]);
+  const session = t.connect().createSession();
+  for (const name of ['dq/nope', 'nodq/dq.m1', 'dq/dq.m1/x']) {
+    await assert.rejects(
+      session.createProducer(null).send(new Queue(name), new TextMessage('x')),
+      InvalidDestinationError,
+      name,
+    );
+    assert.throws(() => session.createConsumer(new Queue(name)), InvalidDestinationError, name);
+  }
+  await assert.rejects(t.engine.createQueue('a/b'), InvalidDestinationError);
+  assert.deepEqual(
+    t.engine.destinations().map((d) => d.toString()),
+    ['queue://dq.m1'],
+  );
+  await session.createProducer(new Queue('dq/dq.m1')).send(new TextMessage('to the member'));
+  assert.equal(t.engine.destinationStatistics('queue://dq.m1').messagesCurrent, 1);
   await t.close();
 });
