@@ -29,7 +29,7 @@ export class QueueBrowser {
 
   /** A snapshot of the available messages now, as read-only copies. */
   getEnumeration(): Message[] {
-    if (this.#closed) throw new IllegalStateError('browser is closed');
+    this.#checkOpen();
     const messages: Message[] = [];
     for (const entry of this.state.backlog.browse(this.selector.text === null ? null : this.selector)) {
       const copy = entry.stored.load().copy();
@@ -43,6 +43,17 @@ export class QueueBrowser {
 
   [Symbol.iterator](): Iterator<Message> {
     return this.getEnumeration()[Symbol.iterator]();
+  }
+
+  /** A browser is closed with its queue (DST-6): noticed here, so deleting costs nothing per browser. */
+  #checkOpen(): void {
+    if (!this.#closed && this.state.deleted) this.close();
+    if (!this.#closed) return;
+    throw new IllegalStateError(
+      this.state.deleted
+        ? `browser is closed: its queue '${this.state.handle.toString()}' was deleted`
+        : 'browser is closed',
+    );
   }
 
   close(): void {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidDestinationError, Queue, TextMessage, Topic } from '../../../../src/index.js';
+import {
+  IllegalStateError,
+  InvalidDestinationError,
+  Queue,
+  TextMessage,
+  Topic,
+} from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 
 test('dynamic - deleting a topic removes its durable subscriptions and messages; new users get InvalidDestination (DST-6)', async () => {
@@ -66,5 +72,21 @@ test('dynamic - a deleted distributed destination refuses sends and new consumer
   const message = new TextMessage('again');
   await session.createProducer(new Queue('dq')).send(message);
   assert.match(message.getJMSDestination()!.name, /^dq\.m[12]$/);
+  await t.close();
+});
+
+test('dynamic - deleting a queue closes its browsers: their enumeration fails with IllegalState (DST-6)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('browsed');
+  const session = t.connect().createSession();
+  await session.createProducer(new Queue('browsed')).send(new TextMessage('x'));
+  const browser = session.createBrowser(new Queue('browsed'));
+  assert.equal(browser.getEnumeration().length, 1);
+  await t.engine.deleteDestination('queue://browsed');
+  assert.throws(() => browser.getEnumeration(), IllegalStateError);
+  assert.throws(() => [...browser], /browser is closed: its queue 'queue:\/\/browsed' was deleted/);
+  await t.engine.createQueue('browsed');
+  assert.throws(() => browser.getEnumeration(), IllegalStateError, 'a closed browser stays closed');
+  browser.close();
   await t.close();
 });
