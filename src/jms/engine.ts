@@ -258,6 +258,10 @@ export class JmsEngine {
     if (typeof options.timeToDeliverOverride === 'string') this.#schedule(options.timeToDeliverOverride);
     const existing = this.#destinations.get(handle.toString());
     if (existing) return existing.handle;
+    if (this.#distributed.has(handle.toString()))
+      throw new InvalidDestinationError(
+        `destination '${handle.toString()}' already exists as a distributed destination`,
+      );
     this.#deleted.delete(handle.toString());
     this.#register(handle, options);
     await this.commit([
@@ -594,6 +598,24 @@ export class JmsEngine {
     return distributed ? distributed.pickForConsumer() : this.resolve(destination, purpose);
   }
 
+  /**
+   * @internal The topic a durable or shared subscription is made on. Not a distributed topic
+   * (`000`: durable subscribers cannot be created for distributed topics): each member keeps its
+   * own subscriptions, and one subscription cannot span members.
+   */
+  resolveForNamedSubscription(destination: Destination | null | undefined): DestinationState {
+    const distributed = destination ? this.#distributed.get(destination.toString()) : undefined;
+    if (distributed) {
+      const members = distributed.members.map(
+        (m) => `'${distributed.handle.toString()}${MEMBER_SEPARATOR}${m.state.name}'`,
+      );
+      throw new InvalidDestinationError(
+        `a durable or shared subscription cannot be made on distributed topic '${distributed.handle.toString()}': make it on one of its members (${members.join(', ')})`,
+      );
+    }
+    return this.resolve(destination, 'subscribe');
+  }
+
   /** @internal The state behind a handle, created on first use if allowed. */
   resolve(destination: Destination | null | undefined, purpose: string): DestinationState {
     if (!destination) throw new InvalidDestinationError(`no destination given to ${purpose}`);
@@ -603,6 +625,9 @@ export class JmsEngine {
     const key = destination.toString();
     const state = this.#destinations.get(key) ?? this.#aliases.get(key);
     if (state) return state;
+    // A physical destination under a distributed one's name would take messages no member sees.
+    if (this.#distributed.has(key))
+      throw new InvalidDestinationError(`${purpose}: '${key}' is a distributed destination`);
     if (destination.name.includes(MEMBER_SEPARATOR)) {
       throw new InvalidDestinationError(
         `${purpose}: '${key}' is not a member of a distributed destination (a name with '${MEMBER_SEPARATOR}' names one, as 'distributed${MEMBER_SEPARATOR}member')`,

@@ -223,7 +223,7 @@ export class Session {
     this.#checkOpen();
     if (typeof name !== 'string' || name.trim() === '')
       throw new InvalidDestinationError('a subscription needs a non-empty name');
-    const state = this.connection.engine.resolve(topic, 'subscribe');
+    const state = this.connection.engine.resolveForNamedSubscription(topic);
     if (state.kind !== 'topic')
       throw new InvalidDestinationError(`'${state.handle.toString()}' is not a topic`);
     if (kind.durable && topic.temporary)

@@ -304,20 +304,25 @@ test('config - bridges: selectors, names, loops, durable subscriptions and refer
   ]);
 });
 
-test('config - a distributed/member name must name a declared member, even with auto-create (DST-8)', () => {
+test('config - a distributed/member name must name a declared member, even with auto-create, and a distributed topic has no durable subscriptions (DST-8)', () => {
   assert.deepEqual(
     problemsOf(
       yaml(
         'destinations:',
         '  distributedQueues: [{ name: all, members: [{ name: a }] }]',
+        '  distributedTopics: [{ name: news, members: [{ name: n1 }] }]',
         'bridges:',
         '  - name: b',
         '    source: { type: jms, destination: queue://all/a }',
         '    target: { type: jms, destination: queue://all/nope }',
+        '  - name: c',
+        '    source: { type: jms, destination: topic://news, durable: { clientId: c, name: s } }',
+        '    target: { type: jms, destination: queue://all }',
       ),
     ),
     [
-      "gw.yaml:6:39: bridges[0].target.destination: destination 'queue://all/nope' names a member of a distributed destination ('distributed/member') that is not declared: declare the distributed destination with that member, or name a destination without '/'",
+      "gw.yaml:7:39: bridges[0].target.destination: destination 'queue://all/nope' names a member of a distributed destination ('distributed/member') that is not declared: declare the distributed destination with that member, or name a destination without '/'",
+      "gw.yaml:9:62: bridges[1].source.durable: a durable subscription cannot be made on distributed topic 'topic://news': make it on one of its members ('topic://news/member')",
     ],
   );
 });

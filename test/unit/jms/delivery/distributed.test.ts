@@ -124,3 +124,27 @@ test('distributed - a name of the form distributed/member that names no member i
   assert.equal(t.engine.destinationStatistics('queue://dq.m1').messagesCurrent, 1);
   await t.close();
 });
+
+test('distributed - durable and shared subscriptions on a distributed topic are refused, pointing at its members, and create no topic of that name (DST-8)', async () => {
+  const t = testEngine();
+  const dt = await t.engine.createDistributedDestination('topic', 'dt', [{ name: 'dt.a' }, { name: 'dt.b' }]);
+  const session = t.connect({ clientId: 'c' }).createSession();
+  const refused =
+    /distributed topic 'topic:\/\/dt': make it on one of its members \('topic:\/\/dt\/dt.a', 'topic:\/\/dt\/dt.b'\)/;
+  assert.throws(() => session.createDurableSubscriber(new Topic('dt'), 's'), InvalidDestinationError);
+  assert.throws(() => session.createDurableSubscriber(new Topic('dt'), 's'), refused);
+  assert.throws(() => session.createSharedConsumer(new Topic('dt'), 's'), refused);
+  assert.throws(() => session.createSharedDurableConsumer(new Topic('dt'), 's'), refused);
+  await assert.rejects(t.engine.createTopic('dt'), InvalidDestinationError);
+  assert.deepEqual(
+    t.engine
+      .destinations()
+      .map((d) => d.toString())
+      .sort(),
+    ['topic://dt.a', 'topic://dt.b'],
+  );
+  const durable = session.createDurableSubscriber(new Topic('dt/dt.a'), 's');
+  await session.createProducer(dt).send(new TextMessage('to every member'));
+  assert.equal(text(await durable.receiveNoWait()), 'to every member');
+  await t.close();
+});
