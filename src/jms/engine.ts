@@ -347,6 +347,15 @@ export class JmsEngine {
     return destinationStatistics(this.#state(toHandle(destination)));
   }
 
+  /**
+   * Messages and bytes the whole gateway holds now: what the gateway quota, throttling and paging
+   * count. Unlike {@link statistics}, this includes messages of deleted destinations still pending
+   * under an open transaction or an unacknowledged receive (DST-6).
+   */
+  held(): { messages: number; bytes: number } {
+    return { messages: this.#total.messages, bytes: this.#total.bytes };
+  }
+
   /** Statistics of every destination and their totals (DST-9). */
   statistics(): EngineStatistics {
     const destinations = [...this.#destinations.values()].map(destinationStatistics);
@@ -413,6 +422,8 @@ export class JmsEngine {
    * true is returned.
    */
   undeliverable(backlog: Backlog, entry: Entry): boolean {
+    // Its destination was deleted: putting it back deletes it, it is not moved anywhere (DST-6).
+    if (backlog.closed) return false;
     const limit = this.#ownerOptions(backlog)?.redeliveryLimit ?? entry.stored.redeliveryLimit;
     if (limit < 0 || entry.deliveryCount - 1 < limit) return false;
     this.moveToErrorDestination(

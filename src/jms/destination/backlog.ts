@@ -178,7 +178,10 @@ export class Backlog {
    * available. An entry already expired is expired at once.
    */
   add(entry: Entry): void {
-    if (this.#closed) return;
+    if (this.#closed) {
+      this.#discard(entry);
+      return;
+    }
     this.stats.messagesReceived++;
     const deliveryTime = entry.message.getJMSDeliveryTime();
     if (entry.stored.scheduled && deliveryTime > this.hooks.now())
@@ -191,7 +194,11 @@ export class Backlog {
    * that threw). After `delayMs` it is available again at its place in the order (DLV-1, ORD-2).
    */
   release(entry: Entry, delayMs = 0): void {
-    if (this.#closed || entry.state !== 'delivered') return;
+    if (entry.state !== 'delivered') return;
+    if (this.#closed) {
+      this.#discard(entry);
+      return;
+    }
     entry.holder = undefined;
     if (delayMs > 0) this.#wait(entry, 'delayed', this.hooks.now() + delayMs);
     else this.#makeAvailable(entry);
@@ -199,7 +206,10 @@ export class Backlog {
 
   /** Takes in a recovered entry that must wait out a redelivery delay until `until` (PER-2). */
   addDelayed(entry: Entry, until: number): void {
-    if (this.#closed) return;
+    if (this.#closed) {
+      this.#discard(entry);
+      return;
+    }
     this.stats.messagesReceived++;
     this.#wait(entry, 'delayed', until);
   }
@@ -363,6 +373,15 @@ export class Backlog {
   }
 
   // --- internals ---
+
+  /**
+   * An entry that comes in or back after the backlog closed (a commit, rollback or release after
+   * its destination was deleted, DST-6): gone, so it leaves the gateway-wide counts and the store
+   * rather than being held for good by a backlog nobody reads.
+   */
+  #discard(entry: Entry): void {
+    this.remove(entry, 'deleted');
+  }
 
   #isExpired(entry: Entry): boolean {
     const expiration = entry.message.getJMSExpiration();

@@ -4,10 +4,12 @@ import {
   IllegalStateError,
   InvalidDestinationError,
   Queue,
+  Session,
   TextMessage,
   Topic,
 } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
+import { settle } from '../../../helpers/fake-clock.js';
 
 test('dynamic - deleting a topic removes its durable subscriptions and messages; new users get InvalidDestination (DST-6)', async () => {
   const t = testEngine();
@@ -88,5 +90,80 @@ test('dynamic - deleting a queue closes its browsers: their enumeration fails wi
   await t.engine.createQueue('browsed');
   assert.throws(() => browser.getEnumeration(), IllegalStateError, 'a closed browser stays closed');
   browser.close();
+  await t.close();
+});
+
+test('dynamic - messages a deleted destination still had out leave the gateway totals and the store once rolled back, released or committed (DST-6, DLV-7)', async () => {
+  const t = testEngine();
+  const connection = t.connect();
+  const send = async (name: string) => {
+    await t.engine.createQueue(name);
+    await connection.createSession().createProducer(new Queue(name)).send(new TextMessage('x'));
+  };
+  await send('rolled-back');
+  const tx = connection.createSession(true);
+  assert.ok(await tx.createConsumer(new Queue('rolled-back')).receiveNoWait());
+  await send('unacknowledged');
+  const client = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const unacknowledged = await client.createConsumer(new Queue('unacknowledged')).receiveNoWait();
+  const uncommitted = connection.createSession(true);
+  await uncommitted.createProducer(new Queue('uncommitted')).send(new TextMessage('x'));
+  await t.engine.createTopic('topic');
+  const subscriber = t.connect({ clientId: 'c' }).createSession(true);
+  const durable = subscriber.createDurableSubscriber(new Topic('topic'), 'sub');
+  await connection.createSession().createProducer(new Topic('topic')).send(new TextMessage('x'));
+  assert.ok(await durable.receiveNoWait());
+  assert.equal(t.engine.held().messages, 4);
+
+  for (const name of [
+    'queue://rolled-back',
+    'queue://unacknowledged',
+    'queue://uncommitted',
+    'topic://topic',
+  ])
+    await t.engine.deleteDestination(name);
+  await tx.rollback();
+  await subscriber.rollback();
+  await unacknowledged!.acknowledge();
+  await uncommitted.commit();
+  await settle();
+
+  assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
+  assert.deepEqual(t.store.size, { messages: 0, refs: 0 });
+  await t.close();
+});
+
+test('dynamic - a gateway quota of 1 still takes sends after a queue was deleted with a message out (DST-6, DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 1 } });
+  const connection = t.connect();
+  const session = connection.createSession();
+  await session.createProducer(new Queue('first')).send(new TextMessage('x'));
+  const tx = connection.createSession(true);
+  assert.ok(await tx.createConsumer(new Queue('first')).receiveNoWait());
+  await t.engine.deleteDestination('queue://first');
+  await tx.commit();
+  await session.createProducer(new Queue('second')).send(new TextMessage('y'));
+  const other = connection.createSession(true);
+  assert.ok(await other.createConsumer(new Queue('second')).receiveNoWait());
+  await t.engine.deleteDestination('queue://second');
+  await other.rollback();
+  await session.createProducer(new Queue('third')).send(new TextMessage('z'));
+  assert.equal(t.engine.held().messages, 1);
+  await t.close();
+});
+
+test('dynamic - a message rolled back after its queue was deleted is deleted, not moved to the error destination (DST-6)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('limited', { redeliveryLimit: 0, errorDestination: 'queue://errors' });
+  const connection = t.connect();
+  await connection.createSession().createProducer(new Queue('limited')).send(new TextMessage('x'));
+  const tx = connection.createSession(true);
+  assert.ok(await tx.createConsumer(new Queue('limited')).receiveNoWait());
+  await t.engine.deleteDestination('queue://limited');
+  await tx.rollback();
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
+  assert.equal(t.engine.messagesMovedToErrorDestinations, 0);
+  assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
   await t.close();
 });
