@@ -5,7 +5,12 @@
 import type { Destination } from '../destination/destination.js';
 import type { DestinationState } from '../destination/destination-state.js';
 import { Entry, StoredMessage } from '../destination/entry.js';
-import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
+import {
+  IllegalStateError,
+  InvalidArgumentError,
+  InvalidDestinationError,
+  ResourceAllocationError,
+} from '../errors.js';
 import {
   DEFAULT_PRIORITY,
   DeliveryMode,
@@ -169,7 +174,14 @@ export class MessageProducer {
     stored.redeliveryLimit = this.#redeliveryLimit;
     stored.scheduled = deliveryTime > now;
     const admitted = engine.admit(state, stored, this.#sendTimeout);
-    if (admitted) await admitted;
+    if (admitted) {
+      await admitted;
+      // A send slowed by flow control is not one of the blocked sends a delete cancels (DST-6).
+      if (state.deleted)
+        throw new ResourceAllocationError(
+          `send cancelled: destination '${state.handle.toString()}' was deleted while the send waited`,
+        );
+    }
     if (state.kind === 'queue' && !stored.persistent && !this.#session.transacted && alsoTo.length === 0) {
       // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
       stored.holders = 1;

@@ -4,6 +4,7 @@ import {
   IllegalStateError,
   InvalidDestinationError,
   Queue,
+  ResourceAllocationError,
   Session,
   TextMessage,
   Topic,
@@ -165,5 +166,24 @@ test('dynamic - a message rolled back after its queue was deleted is deleted, no
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
   assert.equal(t.engine.messagesMovedToErrorDestinations, 0);
   assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
+  await t.close();
+});
+
+test('dynamic - a send slowed by flow control fails with ResourceAllocation when its destination is deleted meanwhile (DST-6, DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('slowed', { thresholds: { messagesHigh: 1, messagesLow: 0, delayMs: 100 } });
+  const producer = t.connect().createSession().createProducer(new Queue('slowed'));
+  await producer.send(new TextMessage('1'));
+  const slowed = producer.send(new TextMessage('2')).then(
+    () => 'sent',
+    (error: unknown) => error,
+  );
+  await settle();
+  await t.engine.deleteDestination('queue://slowed');
+  await t.clock.advance(100);
+  assert.ok((await slowed) instanceof ResourceAllocationError);
+  await assert.rejects(producer.send(new TextMessage('3')), InvalidDestinationError);
+  assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
+  assert.deepEqual(t.store.size, { messages: 0, refs: 0 });
   await t.close();
 });
