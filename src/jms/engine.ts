@@ -46,6 +46,11 @@ export interface EngineOptions {
   /** Time and timers; tests pass a fake clock. Default: the system clock. */
   clock?: Clock;
   /**
+   * Uniform numbers in [0, 1) for weighted random load balancing (DST-8); tests pass a seeded or
+   * scripted source. Default `Math.random`.
+   */
+  random?: () => number;
+  /**
    * Whether a producer or consumer on an unknown destination creates it with default settings.
    * A destination deleted at run time is never re-created this way, nor a `distributed/member`
    * name that names no member (DST-8). Default true.
@@ -91,6 +96,7 @@ export class JmsEngine {
   readonly logger: EngineLogger;
   readonly #store: MessageStore;
   readonly #autoCreate: boolean;
+  readonly #random: () => number;
   readonly #destinations = new Map<string, DestinationState>();
   /** Destinations deleted at run time: auto-create leaves them deleted (DST-6). */
   readonly #deleted = new Set<string>();
@@ -129,6 +135,7 @@ export class JmsEngine {
     this.logger = options.logger ?? silentLogger;
     this.#store = options.store;
     this.#autoCreate = options.autoCreateDestinations ?? true;
+    this.#random = options.random ?? Math.random;
     this.#expiry = new ExpiryPolicies(this.logger);
     this.#pagingThreshold = options.pagingThresholdBytes ?? 128 * 1024 * 1024;
     const store = this.#store;
@@ -323,7 +330,7 @@ export class JmsEngine {
       handle,
       resolved,
       options.loadBalancing ?? 'round-robin',
-      Math.random,
+      this.#random,
       (member) => this.consumerCount(member),
     );
     this.#distributed.set(handle.toString(), state);

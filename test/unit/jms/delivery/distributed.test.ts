@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { InvalidDestinationError, type Message, Queue, TextMessage, Topic } from '../../../../src/index.js';
+import {
+  DeliveryMode,
+  InvalidDestinationError,
+  type Message,
+  Queue,
+  TextMessage,
+  Topic,
+} from '../../../../src/index.js';
 import { weightedRoundRobin } from '../../../../src/jms/destination/distributed.js';
 import { testEngine } from '../../../helpers/engine.js';
 
@@ -146,5 +153,66 @@ test('distributed - durable and shared subscriptions on a distributed topic are 
   const durable = session.createDurableSubscriber(new Topic('dt/dt.a'), 's');
   await session.createProducer(dt).send(new TextMessage('to every member'));
   assert.equal(text(await durable.receiveNoWait()), 'to every member');
+  await t.close();
+});
+
+/** A seeded source of uniform numbers (mulberry32), so a random run is the same every time. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+test('distributed - weighted random picks the member whose share of the total weight the random number falls in (DST-8)', async () => {
+  const script = [0, 0.2, 0.25, 0.5, 0.99];
+  const t = testEngine({}, { random: () => script.shift()! });
+  const dq = await t.engine.createDistributedDestination(
+    'queue',
+    'dq',
+    [
+      { name: 'dq.a', weight: 1 },
+      { name: 'dq.b', weight: 3 },
+    ],
+    { loadBalancing: 'random' },
+  );
+  const producer = t.connect().createSession().createProducer(dq);
+  const members: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const m = new TextMessage(`m${i}`);
+    await producer.send(m);
+    members.push(m.getJMSDestination()!.name);
+  }
+  assert.deepEqual(members, ['dq.a', 'dq.a', 'dq.b', 'dq.b', 'dq.b']);
+  await t.close();
+});
+
+test('distributed - weighted random spreads sends in proportion to the weights in the long run (DST-8)', async () => {
+  const t = testEngine({}, { random: seeded(42) });
+  const dq = await t.engine.createDistributedDestination(
+    'queue',
+    'dq',
+    [
+      { name: 'dq.a', weight: 2 },
+      { name: 'dq.b', weight: 5 },
+      { name: 'dq.c', weight: 3 },
+    ],
+    { loadBalancing: 'random' },
+  );
+  const producer = t.connect().createSession().createProducer(dq);
+  const sends = 10_000;
+  for (let i = 0; i < sends; i++)
+    await producer.send(new TextMessage('x'), { deliveryMode: DeliveryMode.NON_PERSISTENT });
+  const share = (name: string) => t.engine.destinationStatistics(`queue://${name}`).messagesCurrent / sends;
+  for (const [name, weight] of [
+    ['dq.a', 0.2],
+    ['dq.b', 0.5],
+    ['dq.c', 0.3],
+  ] as const)
+    assert.ok(Math.abs(share(name) - weight) < 0.02, `${name}: ${share(name)} vs ${weight}`);
   await t.close();
 });
