@@ -30,10 +30,17 @@ export function weightedRoundRobin(weights: readonly number[]): number[] {
   return order;
 }
 
+/** Where one kind of choice (sends, or consumers) is in the round-robin order. */
+interface Turn {
+  next: number;
+}
+
 export class DistributedState {
   readonly kind = 'distributed' as const;
   readonly #order: number[];
-  #next = 0;
+  /** Producers and consumers take turns separately: creating consumers does not shift the sends. */
+  readonly #sends: Turn = { next: 0 };
+  readonly #consumers: Turn = { next: 0 };
 
   constructor(
     readonly handle: Destination,
@@ -47,34 +54,42 @@ export class DistributedState {
 
   /** The member a send goes to. Members with no consumers are skipped unless none has any (DST-8). */
   pickForSend(): DestinationState {
-    const live = this.members.filter((m) => !m.state.deleted);
+    const live = this.#live();
     const withConsumers = live.filter((m) => this.consumersOf(m.state) > 0);
-    const eligible = new Set((withConsumers.length > 0 ? withConsumers : live).map((m) => m.state));
-    if (this.loadBalancing === 'random') return this.#pickRandom([...eligible]);
-    for (let tries = 0; tries < this.#order.length; tries++) {
-      const member = this.members[this.#order[this.#next]!]!;
-      this.#next = (this.#next + 1) % this.#order.length;
-      if (eligible.has(member.state)) return member.state;
-    }
-    return [...eligible][0]!;
+    return this.#pick(withConsumers.length > 0 ? withConsumers : live, this.#sends);
   }
 
-  /** The member a new consumer is pinned to: one without consumers first, else the next in turn. */
+  /**
+   * The member a new consumer is pinned to: while some members have no consumers, those alone
+   * are balanced over (`000`, queues with zero consumers); then all of them.
+   */
   pickForConsumer(): DestinationState {
-    const live = this.members.filter((m) => !m.state.deleted);
-    const idle = live.find((m) => this.consumersOf(m.state) === 0);
-    if (idle) return idle.state;
-    return this.pickForSend();
+    const live = this.#live();
+    const idle = live.filter((m) => this.consumersOf(m.state) === 0);
+    return this.#pick(idle.length > 0 ? idle : live, this.#consumers);
   }
 
-  #pickRandom(states: DestinationState[]): DestinationState {
-    const weighted = this.members.filter((m) => states.includes(m.state));
-    const total = weighted.reduce((sum, m) => sum + m.weight, 0);
+  #live(): Member[] {
+    return this.members.filter((m) => !m.state.deleted);
+  }
+
+  #pick(eligible: readonly Member[], turn: Turn): DestinationState {
+    if (this.loadBalancing === 'random') return this.#pickRandom(eligible);
+    for (let tries = 0; tries < this.#order.length; tries++) {
+      const member = this.members[this.#order[turn.next]!]!;
+      turn.next = (turn.next + 1) % this.#order.length;
+      if (eligible.includes(member)) return member.state;
+    }
+    return eligible[0]!.state;
+  }
+
+  #pickRandom(eligible: readonly Member[]): DestinationState {
+    const total = eligible.reduce((sum, m) => sum + m.weight, 0);
     let point = this.random() * total;
-    for (const member of weighted) {
+    for (const member of eligible) {
       point -= member.weight;
       if (point < 0) return member.state;
     }
-    return weighted[weighted.length - 1]!.state;
+    return eligible[eligible.length - 1]!.state;
   }
 }

@@ -216,3 +216,36 @@ test('distributed - weighted random spreads sends in proportion to the weights i
     assert.ok(Math.abs(share(name) - weight) < 0.02, `${name}: ${share(name)} vs ${weight}`);
   await t.close();
 });
+
+test('distributed - new consumers are balanced over the members without consumers, not always given the first of them (DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [
+    { name: 'm1' },
+    { name: 'm2' },
+    { name: 'm3' },
+  ]);
+  const session = t.connect().createSession();
+  const pinned = (consumer: { getDestination(): { name: string } }) => consumer.getDestination().name;
+  const first = session.createConsumer(dq);
+  assert.equal(pinned(first), 'm1');
+  await first.close();
+  assert.equal(pinned(session.createConsumer(dq)), 'm2', 'the next idle member in turn, not m1 again');
+  assert.equal(pinned(session.createConsumer(dq)), 'm3');
+  assert.equal(pinned(session.createConsumer(dq)), 'm1', 'the only member left without consumers');
+  await t.close();
+});
+
+test('distributed - with weighted random, a new consumer goes to a random member among those without consumers (DST-8)', async () => {
+  const script = [0.9, 0.9];
+  const t = testEngine({}, { random: () => script.shift()! });
+  const dq = await t.engine.createDistributedDestination(
+    'queue',
+    'dq',
+    [{ name: 'm1' }, { name: 'm2' }, { name: 'm3' }],
+    { loadBalancing: 'random' },
+  );
+  const session = t.connect().createSession();
+  assert.equal(session.createConsumer(dq).getDestination().name, 'm3');
+  assert.equal(session.createConsumer(dq).getDestination().name, 'm2', 'm3 has a consumer now');
+  await t.close();
+});
