@@ -585,9 +585,12 @@ export class JmsEngine {
 
   /**
    * @internal The destination a send goes to: for a distributed queue, the member chosen for this
-   * send; for a distributed topic, the first member, with the others in `alsoTo` (DST-8).
+   * message; for a distributed topic, the first member, with the others in `alsoTo` (DST-8).
    */
-  resolveForSend(destination: Destination | null | undefined): {
+  resolveForSend(
+    destination: Destination | null | undefined,
+    message: Message,
+  ): {
     state: DestinationState;
     distributed: boolean;
     alsoTo: readonly DestinationState[];
@@ -602,7 +605,7 @@ export class JmsEngine {
         );
       return { state: first, distributed: true, alsoTo: others };
     }
-    return { state: distributed.pickForSend(), distributed: true, alsoTo: [] };
+    return { state: memberForMessage(distributed, message), distributed: true, alsoTo: [] };
   }
 
   /** @internal Whether a destination exists or may be created on first use (for producers created with one). */
@@ -1015,6 +1018,16 @@ export class JmsEngine {
       total: this.#total,
     };
   }
+}
+
+/**
+ * The member of a distributed queue a message goes to: a unit of order always goes to the same
+ * member (ORD-4), so its messages are never out on two members' consumers at once; any other
+ * message goes by load balancing.
+ */
+function memberForMessage(distributed: DistributedState, message: Message): DestinationState {
+  const unit = distributed.unitOf(message);
+  return unit === null ? distributed.pickForSend() : distributed.memberForUnit(unit);
 }
 
 function checkName(name: string): string {

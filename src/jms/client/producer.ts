@@ -134,7 +134,7 @@ export class MessageProducer {
     if (!destination)
       throw new InvalidDestinationError('no destination: the producer has none and the send named none');
     const engine = this.#session.connection.engine;
-    const [state, alsoTo] = this.#resolve(destination);
+    const [state, alsoTo] = this.#resolve(destination, message);
     const settings = this.#settings(options);
     const now = engine.clock.now();
     const seq = engine.nextSeq();
@@ -208,9 +208,12 @@ export class MessageProducer {
    * distributed one picks a member on every send, and a distributed topic names the other
    * members that also get the message (DST-8).
    */
-  #resolve(destination: Destination): [DestinationState, readonly DestinationState[]] {
+  #resolve(destination: Destination, message: Message): [DestinationState, readonly DestinationState[]] {
     if (destination === this.#destination && this.#state && !this.#state.deleted) return [this.#state, NONE];
-    const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(destination);
+    const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(
+      destination,
+      message,
+    );
     if (destination === this.#destination && !distributed) this.#state = state;
     return [state, alsoTo];
   }

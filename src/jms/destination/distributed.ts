@@ -3,6 +3,7 @@
  * producer picks a member per send; a consumer is pinned to one member when created. A
  * distributed topic delivers every message to all members.
  */
+import type { Message } from '../message/message.js';
 import type { Destination } from './destination.js';
 import type { DestinationState } from './destination-state.js';
 
@@ -37,7 +38,13 @@ interface Turn {
 
 export class DistributedState {
   readonly kind = 'distributed' as const;
+  /**
+   * The property naming a message's unit of order (ORD-4), as the first member reads it
+   * (`JMSXGroupID` unless its `unitOfOrderProperty` says otherwise); null when units are off.
+   */
+  readonly unitOfOrderProperty: string | null;
   readonly #order: number[];
+  readonly #totalWeight: number;
   /** Producers and consumers take turns separately: creating consumers does not shift the sends. */
   readonly #sends: Turn = { next: 0 };
   readonly #consumers: Turn = { next: 0 };
@@ -50,6 +57,9 @@ export class DistributedState {
     private readonly consumersOf: (state: DestinationState) => number,
   ) {
     this.#order = weightedRoundRobin(members.map((m) => m.weight));
+    this.#totalWeight = members.reduce((sum, m) => sum + m.weight, 0);
+    const property = members[0]?.state.options.unitOfOrderProperty;
+    this.unitOfOrderProperty = property === undefined ? 'JMSXGroupID' : property === '' ? null : property;
   }
 
   /** The member a send goes to. Members with no consumers are skipped unless none has any (DST-8). */
@@ -67,6 +77,27 @@ export class DistributedState {
     const live = this.#live();
     const idle = live.filter((m) => this.consumersOf(m.state) === 0);
     return this.#pick(idle.length > 0 ? idle : live, this.#consumers);
+  }
+
+  /** A message's unit of order, read as the members' backlogs read it; null when it has none. */
+  unitOf(message: Message): string | null {
+    if (this.unitOfOrderProperty === null) return null;
+    const value = message.getTypedProperty(this.unitOfOrderProperty)?.value;
+    return value === undefined || value instanceof Uint8Array ? null : String(value);
+  }
+
+  /**
+   * The member every message of a unit of order goes to (ORD-4): a stable hash of the unit over
+   * the members' weights. Consumers and load do not enter into it, so the unit stays on one
+   * member, where its backlog hands out one message of the unit at a time.
+   */
+  memberForUnit(unit: string): DestinationState {
+    let point = hashOf(unit) % this.#totalWeight;
+    for (const member of this.members) {
+      point -= member.weight;
+      if (point < 0) return member.state.deleted ? this.pickForSend() : member.state;
+    }
+    return this.pickForSend();
   }
 
   #live(): Member[] {
@@ -92,4 +123,14 @@ export class DistributedState {
     }
     return eligible[eligible.length - 1]!.state;
   }
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 code units: stable across runs and restarts. */
+function hashOf(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }

@@ -5,6 +5,7 @@ import {
   InvalidDestinationError,
   type Message,
   Queue,
+  Session,
   TextMessage,
   Topic,
 } from '../../../../src/index.js';
@@ -247,5 +248,89 @@ test('distributed - with weighted random, a new consumer goes to a random member
   const session = t.connect().createSession();
   assert.equal(session.createConsumer(dq).getDestination().name, 'm3');
   assert.equal(session.createConsumer(dq).getDestination().name, 'm2', 'm3 has a consumer now');
+  await t.close();
+});
+
+test('distributed - the messages of a unit of order all go to one member, so two of them are never out at once on two members (ORD-4, DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.a' }, { name: 'dq.b' }]);
+  const consumers = [t.connect(), t.connect()].map((c) =>
+    c.createSession(false, Session.CLIENT_ACKNOWLEDGE).createConsumer(dq),
+  );
+  assert.deepEqual(consumers.map((c) => c.getDestination().name).sort(), ['dq.a', 'dq.b']);
+  const producer = t.connect().createSession().createProducer(dq);
+  for (const body of ['g0', 'g1']) {
+    const m = new TextMessage(body);
+    m.setStringProperty('JMSXGroupID', 'g');
+    await producer.send(m);
+  }
+  const received = await Promise.all(consumers.map((c) => c.receiveNoWait()));
+  assert.deepEqual(received.map(text).sort(), ['g0', null], 'only the first of the unit is out');
+  const holder = consumers[received.findIndex((m) => m !== null)]!;
+  await received.find((m) => m !== null)!.acknowledge();
+  assert.equal(text(await holder.receiveNoWait()), 'g1', 'the next of the unit, on the same member');
+  await t.close();
+});
+
+test('distributed - a unit of order keeps to its member whatever the load balancing, while units spread over the members (ORD-4, DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [
+    { name: 'dq.a' },
+    { name: 'dq.b', weight: 2 },
+  ]);
+  const session = t.connect().createSession();
+  session.createConsumer(new Queue('dq.a'));
+  const producer = session.createProducer(dq);
+  const memberOf = new Map<string, Set<string>>();
+  for (let round = 0; round < 5; round++) {
+    for (let unit = 0; unit < 12; unit++) {
+      const m = new TextMessage('x');
+      m.setIntProperty('JMSXGroupID', unit);
+      await producer.send(m);
+      const members = memberOf.get(String(unit)) ?? new Set<string>();
+      memberOf.set(String(unit), members.add(m.getJMSDestination()!.name));
+    }
+  }
+  for (const [unit, members] of memberOf)
+    assert.equal(members.size, 1, `unit ${unit}: ${[...members].join(', ')}`);
+  const used = new Set([...memberOf.values()].flatMap((members) => [...members]));
+  assert.deepEqual([...used].sort(), ['dq.a', 'dq.b'], 'units are spread, dq.b without consumers included');
+  await t.close();
+});
+
+test("distributed - units of order follow the members' unitOfOrderProperty, and none when it is empty (ORD-4, DST-8)", async () => {
+  const t = testEngine();
+  const byOrder = await t.engine.createDistributedDestination(
+    'queue',
+    'by-order',
+    [{ name: 'o.a' }, { name: 'o.b' }],
+    {
+      memberOptions: { unitOfOrderProperty: 'orderId' },
+    },
+  );
+  const off = await t.engine.createDistributedDestination(
+    'queue',
+    'off',
+    [{ name: 'f.a' }, { name: 'f.b' }],
+    {
+      memberOptions: { unitOfOrderProperty: '' },
+    },
+  );
+  const session = t.connect().createSession();
+  const sentTo = async (destination: Queue, property: string) => {
+    const m = new TextMessage('x');
+    m.setStringProperty(property, 'unit-1');
+    await session.createProducer(destination).send(m);
+    return m.getJMSDestination()!.name;
+  };
+  const orders = [];
+  for (let i = 0; i < 4; i++) orders.push(await sentTo(byOrder as Queue, 'orderId'));
+  assert.equal(new Set(orders).size, 1, 'one member for the unit');
+  const groups = [];
+  for (let i = 0; i < 4; i++) groups.push(await sentTo(byOrder as Queue, 'JMSXGroupID'));
+  assert.equal(new Set(groups).size, 2, 'JMSXGroupID is not the unit here: round-robin');
+  const unordered = [];
+  for (let i = 0; i < 4; i++) unordered.push(await sentTo(off as Queue, 'JMSXGroupID'));
+  assert.equal(new Set(unordered).size, 2, 'units are off: round-robin');
   await t.close();
 });
