@@ -28,7 +28,12 @@ import {
   InvalidClientIDError,
   InvalidDestinationError,
 } from './errors.js';
-import { DistributedState, type LoadBalancing, type Member } from './destination/distributed.js';
+import {
+  DistributedState,
+  type LoadBalancing,
+  type Member,
+  type TransactionAffinity,
+} from './destination/distributed.js';
 import { type EngineLogger, silentLogger } from './logger.js';
 import type { Message } from './message/message.js';
 import {
@@ -585,11 +590,13 @@ export class JmsEngine {
 
   /**
    * @internal The destination a send goes to: for a distributed queue, the member chosen for this
-   * message; for a distributed topic, the first member, with the others in `alsoTo` (DST-8).
+   * message (the transaction's member, given its `affinity`); for a distributed topic, the first
+   * member, with the others in `alsoTo` (DST-8).
    */
   resolveForSend(
     destination: Destination | null | undefined,
     message: Message,
+    affinity?: TransactionAffinity,
   ): {
     state: DestinationState;
     distributed: boolean;
@@ -605,7 +612,7 @@ export class JmsEngine {
         );
       return { state: first, distributed: true, alsoTo: others };
     }
-    return { state: memberForMessage(distributed, message), distributed: true, alsoTo: [] };
+    return { state: memberForMessage(distributed, message, affinity), distributed: true, alsoTo: [] };
   }
 
   /** @internal Whether a destination exists or may be created on first use (for producers created with one). */
@@ -1023,11 +1030,21 @@ export class JmsEngine {
 /**
  * The member of a distributed queue a message goes to: a unit of order always goes to the same
  * member (ORD-4), so its messages are never out on two members' consumers at once; any other
- * message goes by load balancing.
+ * message goes where its transaction's other sends went (transaction affinity, `000`), or by
+ * load balancing. A unit's member does not set the affinity: it may have no consumers.
  */
-function memberForMessage(distributed: DistributedState, message: Message): DestinationState {
+function memberForMessage(
+  distributed: DistributedState,
+  message: Message,
+  affinity: TransactionAffinity | undefined,
+): DestinationState {
   const unit = distributed.unitOf(message);
-  return unit === null ? distributed.pickForSend() : distributed.memberForUnit(unit);
+  if (unit !== null) return distributed.memberForUnit(unit);
+  const pinned = affinity?.get(distributed);
+  if (pinned && !pinned.deleted) return pinned;
+  const member = distributed.pickForSend();
+  affinity?.set(distributed, member);
+  return member;
 }
 
 function checkName(name: string): string {

@@ -213,6 +213,7 @@ export class MessageProducer {
     const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(
       destination,
       message,
+      this.#session.transactionAffinity,
     );
     if (destination === this.#destination && !distributed) this.#state = state;
     return [state, alsoTo];

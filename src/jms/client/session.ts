@@ -11,6 +11,7 @@ import {
   type TemporaryTopic,
   Topic,
 } from '../destination/destination.js';
+import type { TransactionAffinity } from '../destination/distributed.js';
 import type { Entry, StoredMessage } from '../destination/entry.js';
 import type { Routed } from '../engine.js';
 import {
@@ -62,6 +63,8 @@ export class Session {
   readonly #browsers = new Set<QueueBrowser>();
   #unacknowledged: Unacknowledged[] = [];
   #uncommittedSends: { stored: StoredMessage; routed: Routed[] }[] = [];
+  /** Where this transaction's sends to distributed queues went (transaction affinity, `000`). */
+  #affinity: TransactionAffinity | undefined;
   readonly #listenerQueue: Queued[] = [];
   /** True while listener deliveries run, one after another (SES-5). */
   #pumping = false;
@@ -75,7 +78,14 @@ export class Session {
   constructor(
     readonly connection: Connection,
     readonly acknowledgeMode: AcknowledgeModeValue,
-  ) {}
+  ) {
+    if (this.transacted) this.#affinity = new Map();
+  }
+
+  /** @internal The open transaction's members of distributed queues; undefined outside a transaction. */
+  get transactionAffinity(): TransactionAffinity | undefined {
+    return this.#affinity;
+  }
 
   get transacted(): boolean {
     return this.acknowledgeMode === AcknowledgeMode.SESSION_TRANSACTED;
@@ -505,6 +515,7 @@ export class Session {
     // to the next transaction, not to this one.
     this.#uncommittedSends = [];
     this.#unacknowledged = [];
+    if (this.#affinity?.size) this.#affinity = new Map();
     const operations = sends.flatMap((send) => engine.sendOperations(send.stored, send.routed));
     for (const operation of engine.ackOperations(receives)) operations.push(operation);
     try {
@@ -533,6 +544,7 @@ export class Session {
       this.#discardSends(this.#uncommittedSends);
       this.#uncommittedSends = [];
     }
+    this.#affinity?.clear();
     this.#releaseAll(true);
   }
 

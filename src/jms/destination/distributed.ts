@@ -31,6 +31,12 @@ export function weightedRoundRobin(weights: readonly number[]): number[] {
   return order;
 }
 
+/**
+ * Transaction affinity (`000`): the member each distributed queue's sends went to in one open
+ * transaction, so that the transaction's other sends there go to the same member.
+ */
+export type TransactionAffinity = Map<DistributedState, DestinationState>;
+
 /** Where one kind of choice (sends, or consumers) is in the round-robin order. */
 interface Turn {
   next: number;

@@ -334,3 +334,39 @@ test("distributed - units of order follow the members' unitOfOrderProperty, and 
   assert.equal(new Set(unordered).size, 2, 'units are off: round-robin');
   await t.close();
 });
+
+test('distributed - the sends of one transaction to a distributed queue all go to one member (transaction affinity, DST-8)', async () => {
+  const t = testEngine();
+  const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.a' }, { name: 'dq.b' }]);
+  const tx = t.connect().createSession(true);
+  const producer = tx.createProducer(dq);
+  const transaction = async () => {
+    const members = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      const m = new TextMessage(`m${i}`);
+      await producer.send(m);
+      members.add(m.getJMSDestination()!.name);
+    }
+    return [...members];
+  };
+  const first = await transaction();
+  assert.equal(first.length, 1, `one member: ${first.join(', ')}`);
+  await tx.commit();
+  const second = await transaction();
+  assert.equal(second.length, 1, `one member: ${second.join(', ')}`);
+  assert.notDeepEqual(second, first, 'the next transaction is balanced anew');
+  await tx.rollback();
+  const third = await transaction();
+  assert.deepEqual(third, first, 'after a rollback too');
+  const plain = t.connect().createSession().createProducer(dq);
+  const spread = new Set<string>();
+  for (let i = 0; i < 2; i++) {
+    const m = new TextMessage('x');
+    await plain.send(m);
+    spread.add(m.getJMSDestination()!.name);
+  }
+  assert.equal(spread.size, 2, 'outside a transaction every send is balanced');
+  await tx.commit();
+  assert.equal(t.engine.destinationStatistics(`queue://${first[0]}`).messagesCurrent, 4 + 4 + 1);
+  await t.close();
+});
