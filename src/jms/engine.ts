@@ -339,6 +339,7 @@ export class JmsEngine {
       (member) => this.consumerCount(member),
     );
     this.#distributed.set(handle.toString(), state);
+    if (kind === 'topic') this.#linkTopicMembers();
     for (const member of resolved)
       this.#aliases.set(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`, member.state);
     const definition = {
@@ -347,6 +348,24 @@ export class JmsEngine {
     };
     await this.commit([{ op: 'putDestination', destination: { kind, name, options: definition } }]);
     return handle;
+  }
+
+  /**
+   * Points each member of a distributed topic at the other members, which get what is published
+   * to it directly (`000`); `unlinked` are the members of one just deleted.
+   */
+  #linkTopicMembers(unlinked: readonly Member[] = []): void {
+    const others = new Map<DestinationState, Set<DestinationState>>();
+    for (const member of unlinked) others.set(member.state, new Set());
+    for (const distributed of this.#distributed.values()) {
+      if (distributed.handle.kind !== 'topic') continue;
+      for (const { state } of distributed.members) {
+        const set = others.get(state) ?? new Set<DestinationState>();
+        for (const other of distributed.members) if (other.state !== state) set.add(other.state);
+        others.set(state, set);
+      }
+    }
+    for (const [state, set] of others) state.forwardTo = [...set];
   }
 
   /** The destinations that exist now. */
@@ -591,7 +610,7 @@ export class JmsEngine {
   /**
    * @internal The destination a send goes to: for a distributed queue, the member chosen for this
    * message (the transaction's member, given its `affinity`); for a distributed topic, the first
-   * member, with the others in `alsoTo` (DST-8).
+   * member, with the others in `alsoTo`, as for a send to one of its members (DST-8).
    */
   resolveForSend(
     destination: Destination | null | undefined,
@@ -603,7 +622,10 @@ export class JmsEngine {
     alsoTo: readonly DestinationState[];
   } {
     const distributed = destination ? this.#distributed.get(destination.toString()) : undefined;
-    if (!distributed) return { state: this.resolve(destination, 'send'), distributed: false, alsoTo: [] };
+    if (!distributed) {
+      const state = this.resolve(destination, 'send');
+      return { state, distributed: false, alsoTo: state.forwardTo };
+    }
     if (distributed.handle.kind === 'topic') {
       const [first, ...others] = distributed.members.filter((m) => !m.state.deleted).map((m) => m.state);
       if (!first)
@@ -917,6 +939,7 @@ export class JmsEngine {
         this.#aliases.delete(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`);
       // Like any deleted destination, its name is not auto-created again, not even as a plain one.
       this.#deleted.add(handle.toString());
+      if (handle.kind === 'topic') this.#linkTopicMembers(distributed.members);
       await this.commit([{ op: 'removeDestination', kind: handle.kind, name: handle.name }]);
       return;
     }

@@ -205,11 +205,12 @@ export class MessageProducer {
 
   /**
    * The producer's own destination is looked up once and kept until it is deleted; a
-   * distributed one picks a member on every send, and a distributed topic names the other
-   * members that also get the message (DST-8).
+   * distributed one picks a member on every send, and a distributed topic, or a member of one,
+   * names the other members that also get the message (DST-8).
    */
   #resolve(destination: Destination, message: Message): [DestinationState, readonly DestinationState[]] {
-    if (destination === this.#destination && this.#state && !this.#state.deleted) return [this.#state, NONE];
+    if (destination === this.#destination && this.#state && !this.#state.deleted)
+      return [this.#state, this.#state.forwardTo];
     const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(
       destination,
       message,
@@ -238,8 +239,6 @@ export class MessageProducer {
     this.#session.producerClosed(this);
   }
 }
-
-const NONE: readonly DestinationState[] = [];
 
 function isMessage(value: unknown): value is Message {
   return (

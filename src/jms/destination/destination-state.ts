@@ -20,6 +20,11 @@ function backlogOptions(options: DestinationOptions): BacklogOptions {
 /** What queues and topics share: settings, admission state (DLV-7, DLV-8). */
 abstract class DestinationStateBase implements AdmissionTarget {
   deleted = false;
+  /**
+   * The other members of the distributed topics this topic belongs to: a message published to
+   * it directly goes to them too (DST-8, `000`). Empty for every other destination.
+   */
+  forwardTo: readonly DestinationState[] = NOWHERE;
   /** Messages sent to expire at or before their delivery time, dropped at send (DLV-5). */
   messagesExpiredAtSend = 0;
   flowControlOn = false;
@@ -150,6 +155,8 @@ export class TopicState extends DestinationStateBase {
     return [...this.#subscriptions].filter((s) => s.spec.durable).map((s) => s.backlog);
   }
 }
+
+const NOWHERE: readonly DestinationState[] = Object.freeze([]);
 
 /** A selector that takes everything, for subscriptions without one. */
 const ALL = parseSelector(null);

@@ -370,3 +370,38 @@ test('distributed - the sends of one transaction to a distributed queue all go t
   assert.equal(t.engine.destinationStatistics(`queue://${first[0]}`).messagesCurrent, 4 + 4 + 1);
   await t.close();
 });
+
+test('distributed - a message published to a member of a distributed topic reaches the other members too (DST-8)', async () => {
+  const t = testEngine();
+  await t.engine.createTopic('dt.a');
+  const session = t.connect({ clientId: 'c' }).createSession();
+  const early = session.createProducer(new Topic('dt.a'));
+  await early.send(new TextMessage('before'));
+  await t.engine.createDistributedDestination('topic', 'dt', [
+    { name: 'dt.a' },
+    { name: 'dt.b' },
+    { name: 'dt.c' },
+  ]);
+  const subscribers = [
+    session.createConsumer(new Topic('dt.a')),
+    session.createConsumer(new Topic('dt/dt.b')),
+    session.createDurableSubscriber(new Topic('dt.c'), 'on-c'),
+  ];
+  const receivedByAll = async (expected: string) => {
+    for (const subscriber of subscribers) {
+      assert.equal(text(await subscriber.receiveNoWait()), expected);
+      assert.equal(await subscriber.receiveNoWait(), null, 'once');
+    }
+  };
+  await early.send(new TextMessage('direct'));
+  await receivedByAll('direct');
+  await session.createProducer(new Topic('dt/dt.b')).send(new TextMessage('by alias'));
+  await receivedByAll('by alias');
+  await session.createProducer(new Topic('dt')).send(new TextMessage('distributed'));
+  await receivedByAll('distributed');
+  await t.engine.deleteDestination('topic://dt');
+  await early.send(new TextMessage('alone again'));
+  assert.equal(text(await subscribers[0]!.receiveNoWait()), 'alone again');
+  assert.equal(await subscribers[2]!.receiveNoWait(), null, 'no longer forwarded');
+  await t.close();
+});
