@@ -101,7 +101,7 @@ test('distributed - a member cannot be deleted while it belongs to a distributed
   await t.close();
 });
 
-test('distributed - bad definitions are refused: no members, zero weight', async () => {
+test('distributed - bad definitions are refused: no members, zero weight (DST-8)', async () => {
   const t = testEngine();
   await assert.rejects(t.engine.createDistributedDestination('queue', 'dq', []), /needs at least one member/);
   await assert.rejects(
