@@ -13,11 +13,24 @@ export interface Clock {
   clearTimer(handle: unknown): void;
 }
 
+/** The longest delay `setTimeout` takes (about 24.8 days); a longer one fires after 1 ms instead. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The delay to arm a system timer with. Longer delays (a far schedule, a grown redelivery
+ * backoff) are cut to the longest `setTimeout` takes: the timer queue re-arms when it fires
+ * early, where an overflowing delay would fire every millisecond.
+ */
+export function systemTimerDelay(delayMs: number): number {
+  if (!(delayMs > 0)) return 0;
+  return Math.min(delayMs, LONGEST_TIMER_MS);
+}
+
 /** The real clock. Timers are unref'd so a pending delay never keeps the process alive alone. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer(callback, delayMs) {
-    const handle = setTimeout(callback, Math.max(0, delayMs));
+    const handle = setTimeout(callback, systemTimerDelay(delayMs));
     handle.unref();
     return handle;
   },
