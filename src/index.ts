@@ -26,7 +26,11 @@ export {
   parseDestination,
   type DestinationKind,
 } from './jms/destination/destination.js';
-export { type DestinationOptions, type ExpirationPolicy } from './jms/destination/destination-options.js';
+export {
+  type DestinationOptions,
+  type ExpirationPolicy,
+  type RedeliveryBackoff,
+} from './jms/destination/destination-options.js';
 export { type DestinationKey } from './jms/destination/ordered-entries.js';
 export {
   Message,

@@ -63,7 +63,10 @@ function destinationOptionFields(): Record<string, SchemaNode> {
       'Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped at maximumMs (DLV-1). Default: none (a fixed delay).',
       {
         multiplier: { type: 'number', minimum: 1, required: true, description: 'Growth factor (>= 1).' },
-        maximumMs: integer('The delay never exceeds this, ms.', 0),
+        maximumMs: integer(
+          'The delay never exceeds this, ms. Default: none (uncapped: the delay keeps growing).',
+          0,
+        ),
       },
       { optional: true },
     ),

@@ -8,7 +8,7 @@ import { type Clock, TimerQueue, systemClock } from './clock.js';
 import type { Backlog } from './destination/backlog.js';
 import { type BacklogHooks } from './destination/backlog.js';
 import { type Destination, Queue, Topic, parseDestination } from './destination/destination.js';
-import type { DestinationOptions } from './destination/destination-options.js';
+import { type DestinationOptions, checkDestinationOptions } from './destination/destination-options.js';
 import {
   type DestinationState,
   QueueState,
@@ -86,6 +86,11 @@ const DURABLE_KEY_PREFIX = 'sub://';
 const NO_OPERATIONS: readonly StoreOperation[] = Object.freeze([]);
 /** How often a full error destination is reported (DLV-3: "logs once per interval"). */
 const ERROR_DESTINATION_WARNING_INTERVAL_MS = 60_000;
+/**
+ * The longest redelivery delay, some 4,400 years: a backoff without a maximum stops growing here,
+ * so due times stay exact integers (now + 2^47 < 2^53) that the store can keep.
+ */
+const LONGEST_REDELIVERY_DELAY_MS = 2 ** 47;
 /** How long an undeliverable message waits before trying a full error destination again. */
 const ERROR_DESTINATION_RETRY_MS = 1_000;
 
@@ -266,6 +271,7 @@ export class JmsEngine {
   }
 
   async #create(handle: Queue | Topic, options: DestinationOptions): Promise<Destination> {
+    checkDestinationOptions(options);
     // An invalid schedule is refused here, with its position, not at the first send (DLV-6).
     if (typeof options.timeToDeliverOverride === 'string') this.#schedule(options.timeToDeliverOverride);
     const existing = this.#destinations.get(handle.toString());
@@ -432,14 +438,17 @@ export class JmsEngine {
 
   /**
    * @internal The delay before a rolled-back or recovered entry is available again (DLV-1): the
-   * destination's override wins over the session's value; an optional backoff grows it.
+   * destination's override wins over the session's value; an optional backoff grows it, up to
+   * its maximum if it has one.
    */
   redeliveryDelay(backlog: Backlog, entry: Entry, sessionDelay: number): number {
     const options = this.#ownerOptions(backlog);
     const base = options?.redeliveryDelayOverride ?? sessionDelay;
     const backoff = options?.redeliveryBackoff;
     if (!backoff || base <= 0) return base;
-    return Math.min(backoff.maximumMs, base * backoff.multiplier ** Math.max(0, entry.deliveryCount - 1));
+    const grown = base * backoff.multiplier ** Math.max(0, entry.deliveryCount - 1);
+    // An uncapped backoff overflows to Infinity after enough redeliveries: a due time must stay a number.
+    return Math.min(grown, backoff.maximumMs ?? LONGEST_REDELIVERY_DELAY_MS, LONGEST_REDELIVERY_DELAY_MS);
   }
 
   /** @internal The destination's RedeliveryDelayOverride for a backlog, if any (DLV-1). */

@@ -4,6 +4,7 @@
  * default written on it.
  */
 import type { FlowThresholds } from '../delivery/flow-control.js';
+import { InvalidArgumentError } from '../errors.js';
 import type { DestinationKey } from './ordered-entries.js';
 
 /** What happens to an expired message (DLV-4). */
@@ -13,6 +14,14 @@ export type ExpirationPolicy =
   | { policy: 'log'; fields?: readonly string[] }
   /** Moves it to the error destination. */
   | { policy: 'redirect' };
+
+/** An exponential redelivery backoff (DLV-1). */
+export interface RedeliveryBackoff {
+  /** Growth factor per redelivery, >= 1. */
+  multiplier: number;
+  /** The delay never grows past this, ms. Default: none (uncapped). */
+  maximumMs?: number;
+}
 
 /** Settings of one queue or topic. */
 export interface DestinationOptions {
@@ -26,7 +35,7 @@ export interface DestinationOptions {
    * Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped
    * at maximumMs (DLV-1). Not in the references; users ask for it. Default: none (a fixed delay).
    */
-  redeliveryBackoff?: { multiplier: number; maximumMs: number };
+  redeliveryBackoff?: RedeliveryBackoff;
   /** Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 = no limit. */
   redeliveryLimit?: number;
   /** Where undeliverable and redirected expired messages go, as `queue://name` or `topic://name` (DLV-3). */
@@ -48,4 +57,28 @@ export interface DestinationOptions {
    * string turns units of order off for the destination.
    */
   unitOfOrderProperty?: string;
+}
+
+/**
+ * Refuses settings the engine cannot run with, when a destination is created rather than at the
+ * first redelivery: the admin API and library callers pass options the config schema never saw.
+ */
+export function checkDestinationOptions(options: DestinationOptions): void {
+  const backoff = options.redeliveryBackoff;
+  if (backoff !== undefined) {
+    if (
+      typeof backoff.multiplier !== 'number' ||
+      !Number.isFinite(backoff.multiplier) ||
+      backoff.multiplier < 1
+    )
+      throw invalid('redeliveryBackoff.multiplier', backoff.multiplier, 'a finite number >= 1');
+    if (backoff.maximumMs !== undefined && !isMs(backoff.maximumMs))
+      throw invalid('redeliveryBackoff.maximumMs', backoff.maximumMs, 'a number of ms >= 0');
+  }
+}
+
+const isMs = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+function invalid(field: string, value: unknown, expected: string): InvalidArgumentError {
+  return new InvalidArgumentError(`${field} ${String(value)} is not valid (expected ${expected})`);
 }

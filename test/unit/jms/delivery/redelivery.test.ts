@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type Message, Session, TextMessage } from '../../../../src/index.js';
+import { type Message, Queue, Session, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
 
@@ -57,20 +57,68 @@ test('redelivery - an exponential backoff grows the delay per redelivery up to i
     redeliveryBackoff: { multiplier: 2, maximumMs: 300 },
   });
   await oneMessage(t, 'q');
+  assert.deepEqual(await backoffWaits(t, 'q', 4, 50), [100, 200, 300, 300]);
+  await t.close();
+});
+
+/** Rolls the one message on `queue` back `rounds` times and returns how long each redelivery waited, in steps of `step` ms. */
+async function backoffWaits(t: ReturnType<typeof testEngine>, queue: string, rounds: number, step: number) {
   const tx = t.connect().createSession(true);
-  const consumer = tx.createConsumer(tx.createQueue('q'));
+  const consumer = tx.createConsumer(tx.createQueue(queue));
   const waits: number[] = [];
   await consumer.receiveNoWait();
-  for (let round = 0; round < 4; round++) {
+  for (let round = 0; round < rounds; round++) {
     await tx.rollback();
     let waited = 0;
     while ((await consumer.receiveNoWait()) === null) {
-      await t.clock.advance(50);
-      waited += 50;
+      await t.clock.advance(step);
+      waited += step;
     }
     waits.push(waited);
   }
-  assert.deepEqual(waits, [100, 200, 300, 300]);
+  return waits;
+}
+
+test('redelivery - a backoff without a maximum grows the delay uncapped (DLV-1)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { redeliveryDelayOverride: 100, redeliveryBackoff: { multiplier: 2 } });
+  await oneMessage(t, 'q');
+  assert.deepEqual(await backoffWaits(t, 'q', 5, 100), [100, 200, 400, 800, 1600]);
+  await t.close();
+});
+
+test('redelivery - a backoff that outgrows every number still waits a finite delay (DLV-1)', async () => {
+  // No expiration scan: the clock jumps thousands of years, and the scan would run at every 30 s of them.
+  const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  await t.engine.createQueue('q', {
+    redeliveryDelayOverride: 100,
+    redeliveryBackoff: { multiplier: 1e300 },
+  });
+  await oneMessage(t, 'q');
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  for (let delivery = 1; delivery <= 3; delivery++) {
+    assert.equal((await consumer.receiveNoWait())?.getIntProperty('JMSXDeliveryCount'), delivery);
+    await tx.rollback();
+    assert.equal(await consumer.receiveNoWait(), null, 'not back at once');
+    // 100 ms, then 1e302 ms and then Infinity, both held at the longest delay (2^47 ms).
+    await t.clock.advance(delivery === 1 ? 100 : 2 ** 47);
+  }
+  assert.equal((await consumer.receiveNoWait())?.getIntProperty('JMSXDeliveryCount'), 4);
+  await t.close();
+});
+
+test('redelivery - a backoff the engine cannot run with is refused when the destination is created (DLV-1)', async () => {
+  const t = testEngine();
+  await assert.rejects(
+    t.engine.createQueue('q', { redeliveryBackoff: { multiplier: Number.NaN } }),
+    /redeliveryBackoff.multiplier NaN is not valid \(expected a finite number >= 1\)/,
+  );
+  await assert.rejects(
+    t.engine.createQueue('q', { redeliveryBackoff: { multiplier: 2, maximumMs: -1 } }),
+    /redeliveryBackoff.maximumMs -1 is not valid/,
+  );
+  assert.equal(t.engine.resolveExisting(new Queue('q')), undefined);
   await t.close();
 });
 
