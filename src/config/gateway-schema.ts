@@ -56,8 +56,8 @@ function destinationOptionFields(): Record<string, SchemaNode> {
         'Whether PERSISTENT messages are written to the store (PER-4). Default: true (false keeps this destination in memory only).',
     },
     redeliveryDelayOverride: integer(
-      'Redelivery delay in ms that wins over the connection factory and session values (DLV-1). Default: none.',
-      0,
+      "Redelivery delay in ms that wins over the connection factory and session values (DLV-1). -1 or absent: no override (the session's or connection factory's delay applies). Default: absent.",
+      -1,
     ),
     redeliveryBackoff: object(
       'Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped at maximumMs (DLV-1). Default: none (a fixed delay).',
@@ -71,7 +71,7 @@ function destinationOptionFields(): Record<string, SchemaNode> {
       { optional: true },
     ),
     redeliveryLimit: integer(
-      "Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 = no limit. Default: the producer's.",
+      "Redeliveries before a message is undeliverable, overriding the producer's limit (DLV-2); n allows the first delivery and n redeliveries. -1 or absent: no override (the producer's limit applies; a producer's default is -1, no limit). Default: absent.",
       -1,
     ),
     errorDestination: string(
@@ -79,8 +79,8 @@ function destinationOptionFields(): Record<string, SchemaNode> {
       DESTINATION_URI_PATTERN,
     ),
     timeToLiveOverride: integer(
-      "Time to live in ms that wins over the producer's; 0 = never expire (DLV-4). Default: the producer's.",
-      0,
+      "Time to live in ms that wins over the producer's (DLV-4); 0 = messages never expire. -1 or absent: no override (the producer's time to live applies). Default: absent.",
+      -1,
     ),
     expirationPolicy: object(
       'What happens to expired messages (DLV-4). Default: discard.',

@@ -8,7 +8,11 @@ import { type Clock, TimerQueue, systemClock } from './clock.js';
 import type { Backlog } from './destination/backlog.js';
 import { type BacklogHooks } from './destination/backlog.js';
 import { type Destination, Queue, Topic, parseDestination } from './destination/destination.js';
-import { type DestinationOptions, checkDestinationOptions } from './destination/destination-options.js';
+import {
+  type DestinationOptions,
+  checkDestinationOptions,
+  overrideOf,
+} from './destination/destination-options.js';
 import {
   type DestinationState,
   QueueState,
@@ -443,7 +447,7 @@ export class JmsEngine {
    */
   redeliveryDelay(backlog: Backlog, entry: Entry, sessionDelay: number): number {
     const options = this.#ownerOptions(backlog);
-    const base = options?.redeliveryDelayOverride ?? sessionDelay;
+    const base = overrideOf(options?.redeliveryDelayOverride) ?? sessionDelay;
     const backoff = options?.redeliveryBackoff;
     if (!backoff || base <= 0) return base;
     const grown = base * backoff.multiplier ** Math.max(0, entry.deliveryCount - 1);
@@ -453,7 +457,7 @@ export class JmsEngine {
 
   /** @internal The destination's RedeliveryDelayOverride for a backlog, if any (DLV-1). */
   redeliveryDelayOverride(backlog: Backlog): number | undefined {
-    return this.#ownerOptions(backlog)?.redeliveryDelayOverride;
+    return overrideOf(this.#ownerOptions(backlog)?.redeliveryDelayOverride);
   }
 
   /**
@@ -464,7 +468,7 @@ export class JmsEngine {
   undeliverable(backlog: Backlog, entry: Entry): boolean {
     // Its destination was deleted: putting it back deletes it, it is not moved anywhere (DST-6).
     if (backlog.closed) return false;
-    const limit = this.#ownerOptions(backlog)?.redeliveryLimit ?? entry.stored.redeliveryLimit;
+    const limit = this.#redeliveryLimit(backlog, entry);
     if (limit < 0 || entry.deliveryCount - 1 < limit) return false;
     this.moveToErrorDestination(
       backlog,
@@ -472,6 +476,11 @@ export class JmsEngine {
       `redelivery limit ${limit} reached after ${entry.deliveryCount} deliveries`,
     );
     return true;
+  }
+
+  /** An entry's redelivery limit (DLV-2): the destination's, unless it has none or -1 (no override), else the producer's. */
+  #redeliveryLimit(backlog: Backlog, entry: Entry): number {
+    return overrideOf(this.#ownerOptions(backlog)?.redeliveryLimit) ?? entry.stored.redeliveryLimit;
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 import type { Destination } from '../destination/destination.js';
 import type { DestinationState } from '../destination/destination-state.js';
+import { overrideOf } from '../destination/destination-options.js';
 import { Entry, StoredMessage } from '../destination/entry.js';
 import {
   IllegalStateError,
@@ -139,7 +140,7 @@ export class MessageProducer {
     const now = engine.clock.now();
     const seq = engine.nextSeq();
     const persistent = settings.deliveryMode === DeliveryMode.PERSISTENT && !destination.temporary;
-    const timeToLive = state.options.timeToLiveOverride ?? settings.timeToLive;
+    const timeToLive = overrideOf(state.options.timeToLiveOverride) ?? settings.timeToLive;
     const deliveryTime = engine.deliveryTime(state, now, settings.deliveryDelay);
 
     message.setJMSDestination(state.handle);

@@ -29,18 +29,27 @@ export interface DestinationOptions {
   keys?: readonly DestinationKey[];
   /** Whether PERSISTENT messages are written to the store (PER-4). Default true. */
   storeEnabled?: boolean;
-  /** Redelivery delay in ms that wins over the factory and session values (DLV-1). */
+  /**
+   * Redelivery delay in ms that wins over the factory and session values (DLV-1). -1 or absent:
+   * no override, the session's (or factory's) delay applies.
+   */
   redeliveryDelayOverride?: number;
   /**
    * Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped
    * at maximumMs (DLV-1). Not in the references; users ask for it. Default: none (a fixed delay).
    */
   redeliveryBackoff?: RedeliveryBackoff;
-  /** Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 = no limit. */
+  /**
+   * Redeliveries before a message is undeliverable; wins over the producer's (DLV-2). -1 or
+   * absent: no override, the producer's limit applies (its default, -1, is no limit).
+   */
   redeliveryLimit?: number;
   /** Where undeliverable and redirected expired messages go, as `queue://name` or `topic://name` (DLV-3). */
   errorDestination?: string;
-  /** Time to live in ms that wins over the producer's; 0 = never expire (DLV-4). */
+  /**
+   * Time to live in ms that wins over the producer's; 0 = messages never expire (DLV-4). -1 or
+   * absent: no override, the producer's time to live applies.
+   */
   timeToLiveOverride?: number;
   /** What to do with expired messages. Default: discard. */
   expirationPolicy?: ExpirationPolicy;
@@ -60,10 +69,30 @@ export interface DestinationOptions {
 }
 
 /**
+ * What a destination's RedeliveryLimit, RedeliveryDelayOverride and TimeToLiveOverride take to
+ * mean "no override": the producer's or session's value applies, as if the field were absent.
+ * WebLogic's convention (`001`: "a value of -1 specifies that there is no override").
+ */
+export const NO_OVERRIDE = -1;
+
+/** A destination override's value, or undefined when it is absent or {@link NO_OVERRIDE}. */
+export function overrideOf(value: number | undefined): number | undefined {
+  return value === NO_OVERRIDE ? undefined : value;
+}
+
+/**
  * Refuses settings the engine cannot run with, when a destination is created rather than at the
  * first redelivery: the admin API and library callers pass options the config schema never saw.
  */
 export function checkDestinationOptions(options: DestinationOptions): void {
+  const limit = options.redeliveryLimit;
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < NO_OVERRIDE))
+    throw invalid('redeliveryLimit', limit, '-1 (no override) or an integer >= 0');
+  for (const field of ['redeliveryDelayOverride', 'timeToLiveOverride'] as const) {
+    const value = options[field];
+    if (value !== undefined && value !== NO_OVERRIDE && !isMs(value))
+      throw invalid(field, value, '-1 (no override) or a number of ms >= 0');
+  }
   const backoff = options.redeliveryBackoff;
   if (backoff !== undefined) {
     if (

@@ -134,6 +134,27 @@ test('config - destination settings are typed, and nested problems point at thei
   );
 });
 
+test('config - -1 on a destination override is no override and loads; below -1 is refused (DLV-1, DLV-2, DLV-4)', () => {
+  const { config } = parseConfig(
+    yaml(
+      'destinations:',
+      '  queues:',
+      '    - { name: q, redeliveryLimit: -1, redeliveryDelayOverride: -1, timeToLiveOverride: -1 }',
+    ),
+    'gw.yaml',
+    options,
+  );
+  assert.deepEqual(config.destinations.queues[0]?.options, {
+    redeliveryLimit: -1,
+    redeliveryDelayOverride: -1,
+    timeToLiveOverride: -1,
+  });
+  assert.deepEqual(
+    problemsOf(yaml('destinations:', '  queues:', '    - { name: q, timeToLiveOverride: -2 }')),
+    ['gw.yaml:3:38: destinations.queues[0].timeToLiveOverride: expected an integer >= -1'],
+  );
+});
+
 test('config - ${ENV} references are substituted; an unset one is named; values are never echoed', () => {
   const env = { BROKER_URL: 'memory://user:s3cret@host', PREFETCH: '25', TOPIC: 'orders' };
   const text = yaml(

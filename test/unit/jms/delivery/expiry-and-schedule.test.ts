@@ -49,6 +49,18 @@ test('expiry - a destination time-to-live override wins over the producer (DLV-4
   await t.close();
 });
 
+test('expiry - a destination time-to-live override of -1 is no override: the producer time to live applies (DLV-4)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { timeToLiveOverride: -1 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setTimeToLive(1000);
+  const sent = new TextMessage('m');
+  await producer.send(sent);
+  assert.equal(sent.getJMSExpiration(), t.clock.now() + 1000);
+  await t.close();
+});
+
 test('expiry - the Log policy logs the message id and the listed fields, never the body (DLV-4)', async () => {
   const { logger, lines } = recordingLogger();
   const t = testEngine({}, { logger, expirationScanIntervalMs: 0 });

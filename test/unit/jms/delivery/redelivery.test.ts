@@ -174,6 +174,73 @@ test('redelivery - a destination limit overrides the producer; without an error 
   await t.close();
 });
 
+/** Rolls back the one message on `queue` until it stops coming and returns its delivery counts. */
+async function deliveriesUntilGone(t: ReturnType<typeof testEngine>, queue: string, most = 10) {
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue(queue));
+  const counts: number[] = [];
+  for (let i = 0; i < most; i++) {
+    const m = await consumer.receiveNoWait();
+    if (!m) break;
+    counts.push(m.getIntProperty('JMSXDeliveryCount'));
+    await tx.rollback();
+  }
+  return counts;
+}
+
+test('redelivery - a destination limit of -1 is no override: the producer limit applies (DLV-2)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', { redeliveryLimit: -1, errorDestination: 'queue://errors' });
+  await oneMessage(t, 'q', 1);
+  assert.deepEqual(await deliveriesUntilGone(t, 'q'), [1, 2], "the producer's limit of 1");
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
+  await t.close();
+});
+
+test('redelivery - a producer limit of -1 is no limit (DLV-2)', async () => {
+  const t = testEngine();
+  await oneMessage(t, 'q', -1);
+  assert.deepEqual(
+    await deliveriesUntilGone(t, 'q', 25),
+    Array.from({ length: 25 }, (_, i) => i + 1),
+  );
+  assert.equal(t.engine.messagesDiscarded, 0);
+  await t.close();
+});
+
+test('redelivery - a destination delay override of -1 is no override: the session delay applies (DLV-1)', async () => {
+  const t = testEngine({ redeliveryDelay: 500 });
+  await t.engine.createQueue('q', { redeliveryDelayOverride: -1 });
+  await oneMessage(t, 'q');
+  const tx = t.connect().createSession(true);
+  const consumer = tx.createConsumer(tx.createQueue('q'));
+  await consumer.receiveNoWait();
+  await tx.rollback();
+  await t.clock.advance(499);
+  assert.equal(await consumer.receiveNoWait(), null, 'still waiting out the factory delay');
+  await t.clock.advance(1);
+  assert.equal(text(await consumer.receiveNoWait()), 'm');
+  await t.close();
+});
+
+test('redelivery - override values the engine cannot run with are refused when the destination is created (DLV-1, DLV-2)', async () => {
+  const t = testEngine();
+  await assert.rejects(
+    t.engine.createQueue('q', { redeliveryLimit: -2 }),
+    /redeliveryLimit -2 is not valid \(expected -1 \(no override\) or an integer >= 0\)/,
+  );
+  await assert.rejects(
+    t.engine.createQueue('q', { redeliveryDelayOverride: Number.NaN }),
+    /redeliveryDelayOverride NaN is not valid/,
+  );
+  await assert.rejects(
+    t.engine.createQueue('q', { timeToLiveOverride: -5 }),
+    /timeToLiveOverride -5 is not valid/,
+  );
+  await t.close();
+});
+
 test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message comes back before anything sent after it (ORD-2)', async () => {
   const t = testEngine({ messagesMaximum: 1 });
   const producerSession = t.connect().createSession();
