@@ -2,6 +2,7 @@ import type { JmsEngine } from '../engine.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { AcknowledgePolicy } from './acknowledge-mode.js';
 import { Connection } from './connection.js';
+import { nonNegativeMs, positiveInteger } from './setting-checks.js';
 
 /** Settings a connection factory gives its connections (WebLogic's connection factory settings). */
 export interface ConnectionFactoryOptions {
@@ -33,9 +34,9 @@ export class ConnectionFactory {
     this.options = {
       clientId: options.clientId,
       messagesMaximum: positiveInteger(options.messagesMaximum ?? 10, 'messagesMaximum'),
-      redeliveryDelay: nonNegative(options.redeliveryDelay ?? 0, 'redeliveryDelay'),
+      redeliveryDelay: nonNegativeMs(options.redeliveryDelay ?? 0, 'redeliveryDelay'),
       acknowledgePolicy: checkPolicy(options.acknowledgePolicy ?? 'all'),
-      sendTimeout: nonNegative(options.sendTimeout ?? 10_000, 'sendTimeout'),
+      sendTimeout: nonNegativeMs(options.sendTimeout ?? 10_000, 'sendTimeout'),
     };
   }
 
@@ -43,19 +44,6 @@ export class ConnectionFactory {
   createConnection(): Connection {
     return new Connection(this.engine, this.options);
   }
-}
-
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 1)
-    throw new InvalidArgumentError(`${name} ${String(value)} is not valid (expected an integer >= 1)`);
-  return value;
-}
-
-function nonNegative(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new InvalidArgumentError(`${name} ${String(value)} is not valid (expected a number of ms >= 0)`);
-  }
-  return value;
 }
 
 function checkPolicy(policy: string): AcknowledgePolicy {

@@ -32,6 +32,7 @@ import type { Connection } from './connection.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
 import { MessageProducer } from './producer.js';
 import { QueueBrowser } from './queue-browser.js';
+import { nonNegativeMs } from './setting-checks.js';
 
 /** A message handed to the application and not yet acknowledged or committed. */
 interface Unacknowledged {
@@ -100,9 +101,17 @@ export class Session {
     return this.transacted;
   }
 
-  /** Overrides the connection factory's redelivery delay for this session (DLV-1). */
+  /**
+   * Overrides the connection factory's redelivery delay for this session (DLV-1); undefined goes
+   * back to the factory's. Checked as the factory checks it: a negative or NaN delay is refused.
+   */
   setRedeliveryDelay(delayMs: number | undefined): void {
-    this.#redeliveryDelay = delayMs;
+    this.#redeliveryDelay = delayMs === undefined ? undefined : nonNegativeMs(delayMs, 'redeliveryDelay');
+  }
+
+  /** The redelivery delay this session applies (DLV-1): its own, or the connection factory's. */
+  getRedeliveryDelay(): number {
+    return this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
   }
 
   // --- factories for messages and destinations ---

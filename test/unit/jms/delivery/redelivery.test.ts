@@ -50,6 +50,23 @@ test('redelivery - a session override beats the factory delay and a destination 
   await t.close();
 });
 
+test('redelivery - a session redelivery delay is checked as the factory checks it (DLV-1)', async () => {
+  const t = testEngine({ redeliveryDelay: 250 });
+  const session = t.connect().createSession(true);
+  for (const bad of [-5, Number.NaN, Infinity]) {
+    assert.throws(
+      () => session.setRedeliveryDelay(bad),
+      new RegExp(`redeliveryDelay ${String(bad)} is not valid \\(expected a number of ms >= 0\\)`),
+    );
+  }
+  assert.equal(session.getRedeliveryDelay(), 250, 'a refused value changes nothing');
+  session.setRedeliveryDelay(0);
+  assert.equal(session.getRedeliveryDelay(), 0);
+  session.setRedeliveryDelay(undefined);
+  assert.equal(session.getRedeliveryDelay(), 250, "undefined goes back to the factory's");
+  await t.close();
+});
+
 test('redelivery - an exponential backoff grows the delay per redelivery up to its maximum (DLV-1)', async () => {
   const t = testEngine();
   await t.engine.createQueue('q', {
