@@ -69,7 +69,7 @@ export function renderMetrics(engine: JmsEngine, bridges: readonly BridgeView[])
       out.metric(
         'destination_messages_pending_by_cause',
         'gauge',
-        'Pending messages by cause: uncommitted, scheduled, redeliveryDelay, unacknowledged.',
+        'Pending messages by cause: uncommitted, scheduled, redeliveryDelay, unacknowledged, errorDestinationFull.',
         { destination: s.destination, kind: s.kind, cause },
         value,
       );

@@ -23,6 +23,7 @@ import {
 import { Entry, StoredMessage } from './destination/entry.js';
 import { FlowControl, type Quota, type ThrottlingOptions } from './delivery/flow-control.js';
 import { ExpiryPolicies } from './delivery/expiry.js';
+import { ErrorDestinationParking, type ParkedMove } from './delivery/error-destination-parking.js';
 import type { SharedTally } from './destination/backlog-statistics.js';
 import { type Schedule, parseSchedule } from './schedule.js';
 import { parseSelector } from './selector/index.js';
@@ -88,15 +89,11 @@ export interface Routed {
 
 const DURABLE_KEY_PREFIX = 'sub://';
 const NO_OPERATIONS: readonly StoreOperation[] = Object.freeze([]);
-/** How often a full error destination is reported (DLV-3: "logs once per interval"). */
-const ERROR_DESTINATION_WARNING_INTERVAL_MS = 60_000;
 /**
  * The longest redelivery delay, some 4,400 years: a backoff without a maximum stops growing here,
  * so due times stay exact integers (now + 2^47 < 2^53) that the store can keep.
  */
 const LONGEST_REDELIVERY_DELAY_MS = 2 ** 47;
-/** How long an undeliverable message waits before trying a full error destination again. */
-const ERROR_DESTINATION_RETRY_MS = 1_000;
 
 /**
  * The separator of `distributed/member` names (`000`: a name with a forward slash names a member
@@ -135,6 +132,8 @@ export class JmsEngine {
   readonly #total: SharedTally = { messages: 0, bytes: 0 };
   readonly #flowControl: FlowControl;
   readonly #expiry: ExpiryPolicies;
+  /** Undeliverable messages waiting for room in a full error destination (DLV-3). */
+  readonly #parking: ErrorDestinationParking;
 
   constructor(options: EngineOptions) {
     this.clock = options.clock ?? systemClock;
@@ -151,6 +150,13 @@ export class JmsEngine {
     this.#autoCreate = options.autoCreateDestinations ?? true;
     this.#random = options.random ?? Math.random;
     this.#expiry = new ExpiryPolicies(this.logger);
+    this.#parking = new ErrorDestinationParking({
+      timers: this.timers,
+      logger: this.logger,
+      now: () => this.clock.now(),
+      hasRoom: (target, size) => this.#flowControl.hasRoom(target, size),
+      move: (move, target) => this.#moveParked(move, target),
+    });
     this.#pagingThreshold = options.pagingThresholdBytes ?? 128 * 1024 * 1024;
     const store = this.#store;
     if (store.readMessage) {
@@ -487,8 +493,8 @@ export class JmsEngine {
    * @internal Moves an entry to its destination's error destination, keeping headers and
    * properties and recording origin, reason and delivery count as `JMS_ErrorOrigin`,
    * `JMS_ErrorReason`, `JMS_ErrorDeliveryCount` (DLV-3, DLV-9); deletes it (counted and logged)
-   * when there is none. An error destination over its quota is not written past: the message
-   * stays where it is, pending for a while, and an error is logged once per interval.
+   * when there is none. An error destination over its quota is not written past: the message is
+   * parked where it is, pending for no consumer, and moved once the error destination has room.
    */
   moveToErrorDestination(
     backlog: Backlog,
@@ -496,33 +502,59 @@ export class JmsEngine {
     reason: string,
     removal: 'deleted' | 'expired' = 'deleted',
   ): void {
-    const owner = this.#owners.get(backlog);
-    const errorName = owner?.options.errorDestination;
+    const errorName = this.#owners.get(backlog)?.options.errorDestination;
     const target = errorName ? this.#destinations.get(errorName) : undefined;
-    const messageId = entry.message.getJMSMessageID();
     if (!target) {
-      this.messagesDiscarded++;
-      const fields = {
-        messageId,
-        destination: owner?.handle.toString(),
-        errorDestination: errorName,
-        reason,
-      };
-      if (errorName)
-        this.logger.error(
-          fields,
-          `undeliverable message deleted: error destination '${errorName}' does not exist`,
-        );
-      else this.logger.warn(fields, 'undeliverable message deleted: no error destination');
-      backlog.remove(entry, removal);
+      this.#discardUndeliverable(backlog, entry, errorName, reason, removal);
       return;
     }
-    if (!this.#flowControl.hasRoom(target, entry.size)) {
-      this.#keepInPlace(backlog, entry, target, reason);
+    // Behind those already waiting, so the error destination gets them in the order they failed.
+    if (this.#parking.holds(target) || !this.#flowControl.hasRoom(target, entry.size)) {
+      this.#parking.park(target, { backlog, entry, reason, removal });
       return;
     }
+    this.#copyToErrorDestination(backlog, entry, target, reason, removal);
+  }
+
+  /** A parked message's error destination has room (or was deleted meanwhile: then it is looked up again). */
+  #moveParked(move: ParkedMove, target: DestinationState): void {
+    if (target.deleted) this.moveToErrorDestination(move.backlog, move.entry, move.reason, move.removal);
+    else this.#copyToErrorDestination(move.backlog, move.entry, target, move.reason, move.removal);
+  }
+
+  #discardUndeliverable(
+    backlog: Backlog,
+    entry: Entry,
+    errorName: string | undefined,
+    reason: string,
+    removal: 'deleted' | 'expired',
+  ): void {
+    this.messagesDiscarded++;
+    const fields = {
+      messageId: entry.message.getJMSMessageID(),
+      destination: this.#owners.get(backlog)?.handle.toString(),
+      errorDestination: errorName,
+      reason,
+    };
+    if (errorName)
+      this.logger.error(
+        fields,
+        `undeliverable message deleted: error destination '${errorName}' does not exist`,
+      );
+    else this.logger.warn(fields, 'undeliverable message deleted: no error destination');
+    backlog.remove(entry, removal);
+  }
+
+  #copyToErrorDestination(
+    backlog: Backlog,
+    entry: Entry,
+    target: DestinationState,
+    reason: string,
+    removal: 'deleted' | 'expired',
+  ): void {
+    const origin = this.#owners.get(backlog)!.handle.toString();
     const moved = entry.stored.load().copy();
-    moved.setProviderProperty('JMS_ErrorOrigin', { type: 'string', value: owner!.handle.toString() });
+    moved.setProviderProperty('JMS_ErrorOrigin', { type: 'string', value: origin });
     moved.setProviderProperty('JMS_ErrorReason', { type: 'string', value: reason });
     moved.setProviderProperty('JMS_ErrorDeliveryCount', { type: 'int', value: entry.deliveryCount });
     moved.setJMSDestination(target.handle);
@@ -544,7 +576,7 @@ export class JmsEngine {
     for (const r of routed) r.backlog.add(r.entry);
     this.messagesMovedToErrorDestinations++;
     this.logger.debug(
-      { messageId, from: owner!.handle.toString(), to: target.handle.toString(), reason },
+      { messageId: entry.message.getJMSMessageID(), from: origin, to: target.handle.toString(), reason },
       'message moved to error destination',
     );
   }
@@ -572,21 +604,6 @@ export class JmsEngine {
 
   /** Messages moved to an error destination, ever. */
   messagesMovedToErrorDestinations = 0;
-  readonly #fullWarnings = new Map<string, number>();
-
-  #keepInPlace(backlog: Backlog, entry: Entry, target: DestinationState, reason: string): void {
-    const now = this.clock.now();
-    const key = target.handle.toString();
-    if ((this.#fullWarnings.get(key) ?? -Infinity) + ERROR_DESTINATION_WARNING_INTERVAL_MS <= now) {
-      this.#fullWarnings.set(key, now);
-      this.logger.error(
-        { errorDestination: key, messageId: entry.message.getJMSMessageID(), reason },
-        'error destination is full: undeliverable messages stay where they are until it has room',
-      );
-    }
-    if (entry.state === 'delivered') backlog.release(entry, ERROR_DESTINATION_RETRY_MS);
-  }
-
   /** Undeliverable messages deleted because their destination has no error destination (DLV-3). */
   messagesDiscarded = 0;
 
@@ -1047,6 +1064,7 @@ export class JmsEngine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#parking.close();
     await this.flush();
     this.timers.close();
     await this.#store.close();
@@ -1062,7 +1080,10 @@ export class JmsEngine {
         }
       },
       expired: (backlog, entry) => this.#expire(backlog, entry),
-      drained: () => this.#flowControl.changed(),
+      drained: () => {
+        this.#flowControl.changed();
+        this.#parking.drained();
+      },
       total: this.#total,
     };
   }

@@ -15,6 +15,8 @@ export interface PendingByCause {
   redeliveryDelay: number;
   /** Delivered to a consumer and not yet acknowledged or committed. */
   unacknowledged: number;
+  /** Undeliverable, held for room in a full error destination; no consumer gets them (DLV-3). */
+  errorDestinationFull: number;
 }
 
 /** Statistics of one destination. For a topic, its subscriptions' backlogs are summed. */
@@ -46,7 +48,7 @@ export interface EngineStatistics {
 }
 
 function emptyCauses(): PendingByCause {
-  return { uncommitted: 0, scheduled: 0, redeliveryDelay: 0, unacknowledged: 0 };
+  return { uncommitted: 0, scheduled: 0, redeliveryDelay: 0, unacknowledged: 0, errorDestinationFull: 0 };
 }
 
 /** Computes a destination's statistics now. */
@@ -85,6 +87,7 @@ function addBacklog(stats: DestinationStatistics, backlog: Backlog, countReceive
     ['scheduled', 'scheduled'],
     ['redeliveryDelay', 'delayed'],
     ['unacknowledged', 'delivered'],
+    ['errorDestinationFull', 'parked'],
   ];
   for (const [cause, state] of causes) {
     stats.pendingMessagesByCause[cause] += byState[state].messages;

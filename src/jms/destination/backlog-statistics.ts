@@ -22,6 +22,7 @@ export class BacklogStatistics {
     delayed: { messages: 0, bytes: 0 },
     available: { messages: 0, bytes: 0 },
     delivered: { messages: 0, bytes: 0 },
+    parked: { messages: 0, bytes: 0 },
   };
   /** Messages that entered the backlog (made visible or pending), ever. */
   messagesReceived = 0;
@@ -64,14 +65,22 @@ export class BacklogStatistics {
       s.scheduled.messages +
       s.delayed.messages +
       s.available.messages +
-      s.delivered.messages
+      s.delivered.messages +
+      s.parked.messages
     );
   }
 
   /** Bytes held in any live state. */
   get bytesHeld(): number {
     const s = this.byState;
-    return s.uncommitted.bytes + s.scheduled.bytes + s.delayed.bytes + s.available.bytes + s.delivered.bytes;
+    return (
+      s.uncommitted.bytes +
+      s.scheduled.bytes +
+      s.delayed.bytes +
+      s.available.bytes +
+      s.delivered.bytes +
+      s.parked.bytes
+    );
   }
 
   #checkHighWater(): void {

@@ -71,6 +71,8 @@ export class Backlog {
   readonly #slots: ConsumerSlot[] = [];
   /** Entries waiting on a timer (delivery time, redelivery delay), so a purge can reach them. */
   readonly #waiting = new Map<Entry, ScheduledTimer>();
+  /** Entries parked for room in a full error destination (DLV-3), so a purge can reach them. */
+  readonly #parked = new Set<Entry>();
   #nextConsumer = 0;
   #takes = 0;
   #dispatching = false;
@@ -93,8 +95,9 @@ export class Backlog {
   // --- units of order (ORD-4) ---
   //
   // Entries of a unit wait in the unit's own send-ordered queue; only its head is published to
-  // consumers, and only while no message of the unit is out (delivered, or waiting out a
-  // redelivery delay). So a busy unit costs dispatch nothing, however many messages it has.
+  // consumers, and only while no message of the unit is out (delivered, waiting out a redelivery
+  // delay, or parked for room in its error destination). So a busy unit costs dispatch nothing,
+  // however many messages it has.
 
   readonly #unitOfOrderProperty: string | null;
   /** Units with entries queued or out; a unit is forgotten once it has neither. */
@@ -116,23 +119,27 @@ export class Backlog {
     return unit;
   }
 
-  /** Keeps a unit's busy flag in step with an entry's state: a unit is busy while its message is out. */
+  /**
+   * Keeps a unit's count of messages out in step with an entry's state: a unit is busy while one
+   * is out. A count, not a flag: an expired message parked from the unit's queue is out beside
+   * the head that was already handed out.
+   */
   #trackUnit(entry: Entry, from: EntryState, to: EntryState): void {
     const out = isOut(to);
     if (isOut(from) === out) return;
     const key = this.#unitOf(entry);
     if (key === null) return;
-    if (out) this.#unit(key).busy = true;
+    if (out) this.#unit(key).out++;
     else {
       const unit = this.#units.get(key);
-      if (unit) unit.busy = false;
+      if (unit) unit.out--;
     }
   }
 
   /** Publishes the unit's next entry when the unit is free and has none published. */
   #promote(key: string): void {
     const unit = this.#units.get(key);
-    if (!unit || unit.busy) return;
+    if (!unit || unit.out > 0) return;
     const published = unit.head;
     if (published && published.state === 'available' && published.generation === unit.headGeneration) return;
     const head = unit.queue.first();
@@ -239,9 +246,24 @@ export class Backlog {
     this.#unitDone(entry);
   }
 
+  /**
+   * Holds an undeliverable entry where no consumer can take it (DLV-3): its error destination is
+   * full. It stays pending, counted under its own cause, until the owner moves it (or a restart
+   * brings it back as it was stored).
+   */
+  park(entry: Entry): void {
+    if (this.#closed || entry.state === 'removed' || entry.state === 'parked') return;
+    this.#waiting.get(entry)?.cancel();
+    this.#waiting.delete(entry);
+    entry.holder = undefined;
+    this.#setState(entry, 'parked');
+    this.#parked.add(entry);
+  }
+
   /** Removes an entry in any live state (expiry, admin delete, moves to an error destination). */
   remove(entry: Entry, reason: 'expired' | 'deleted'): void {
     if (entry.state === 'removed') return;
+    if (entry.state === 'parked') this.#parked.delete(entry);
     this.#waiting.get(entry)?.cancel();
     this.#waiting.delete(entry);
     if (reason === 'expired') this.stats.messagesExpired++;
@@ -364,7 +386,12 @@ export class Backlog {
 
   /** Closes the backlog: every live entry it can reach is removed (destination deleted). */
   close(): void {
-    const live = [...this.#available.values(), ...this.#queuedInUnits(), ...this.#waiting.keys()];
+    const live = [
+      ...this.#available.values(),
+      ...this.#queuedInUnits(),
+      ...this.#waiting.keys(),
+      ...this.#parked,
+    ];
     for (const entry of live) this.remove(entry, 'deleted');
     this.#closed = true;
     const consumers = this.#slots.map((slot) => slot.consumer);
@@ -460,11 +487,14 @@ class UnitOfOrder {
   /** The entry published to consumers, and its generation when published (stale once it moved on). */
   head: Entry | undefined = undefined;
   headGeneration = 0;
-  /** A message of the unit is out (delivered, or waiting out a redelivery delay). */
-  busy = false;
+  /** Messages of the unit out (delivered, waiting out a redelivery delay, or parked): busy while > 0. */
+  out = 0;
 }
 
-/** A unit of order is busy while one of its messages is in one of these states (ORD-4). */
+/**
+ * A unit of order is busy while one of its messages is in one of these states (ORD-4): a parked
+ * message has not finally moved to the error destination yet, so the next one still waits.
+ */
 function isOut(state: EntryState): boolean {
-  return state === 'delivered' || state === 'delayed';
+  return state === 'delivered' || state === 'delayed' || state === 'parked';
 }

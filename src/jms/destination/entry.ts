@@ -77,11 +77,16 @@ export type EntryState =
   | 'available'
   /** Handed to a consumer (prefetched or received) and not yet acknowledged. */
   | 'delivered'
+  /**
+   * Undeliverable (or expired under the Redirect policy) and waiting for room in its full error
+   * destination (DLV-3): no consumer may take it; only a move to the error destination ends it.
+   */
+  | 'parked'
   /** Gone: acknowledged, expired, moved or deleted. */
   | 'removed';
 
 /** Pending states, each a cause an operator can see in statistics. */
-export const PENDING_STATES = ['uncommitted', 'scheduled', 'delayed', 'delivered'] as const;
+export const PENDING_STATES = ['uncommitted', 'scheduled', 'delayed', 'delivered', 'parked'] as const;
 export type PendingState = (typeof PENDING_STATES)[number];
 
 /** One message held by one backlog (a queue, or one subscription of a topic). */

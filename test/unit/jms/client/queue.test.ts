@@ -183,6 +183,7 @@ test('queue - statistics count current and pending messages and bytes by cause (
     scheduled: 1,
     redeliveryDelay: 0,
     unacknowledged: 1,
+    errorDestinationFull: 0,
   });
   assert.equal(stats.messagesReceived, 4);
   assert.equal(stats.consumersCurrent, 1);

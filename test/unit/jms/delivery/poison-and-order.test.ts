@@ -43,35 +43,6 @@ test('poison - session.reject parks a received message without using up redelive
   await t.close();
 });
 
-test('error destination - one over its quota keeps the message in place and loses nothing (DLV-3)', async () => {
-  const t = testEngine();
-  await t.engine.createQueue('errors', { messagesMaximum: 1 });
-  await t.engine.createQueue('q', { errorDestination: 'queue://errors', redeliveryLimit: 0 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
-  await producer.send(new TextMessage('first'));
-  await producer.send(new TextMessage('second'));
-  const tx = t.connect().createSession(true);
-  const consumer = tx.createConsumer(tx.createQueue('q'));
-  await consumer.receiveNoWait();
-  await tx.rollback();
-  await consumer.receiveNoWait();
-  await tx.rollback();
-  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
-  const source = t.engine.destinationStatistics('queue://q');
-  assert.equal(source.messagesCurrent + source.messagesPending, 1, 'the second stays in its own queue');
-  await session.createConsumer(session.createQueue('errors')).receiveNoWait();
-  await t.clock.advance(1000);
-  await consumer.receiveNoWait();
-  await tx.rollback();
-  assert.equal(
-    t.engine.destinationStatistics('queue://errors').messagesCurrent,
-    1,
-    'moved once the error destination had room',
-  );
-  await t.close();
-});
-
 test('error destination - it cannot be deleted while another destination names it (DLV-3, DST-6)', async () => {
   const t = testEngine();
   await t.engine.createQueue('errors');
