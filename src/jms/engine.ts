@@ -223,6 +223,8 @@ export class JmsEngine {
     let stored: StoredMessage | undefined;
     let lastSeq = -Infinity;
     let restored = 0;
+    /** Entries the crash left delivered: they may have used up their redeliveries (DLV-2). */
+    const leftDelivered: { backlog: Backlog; entry: Entry }[] = [];
     for (const ref of recovered.refs) {
       if (ref.seq < lastSeq)
         throw new Error(
@@ -250,12 +252,18 @@ export class JmsEngine {
       entry.deliveryCount = ref.deliveryCount;
       // A redelivery delay still to run is waited out; a message left unacknowledged by the crash gets none (DLV-1).
       if (ref.notBefore > this.clock.now()) backlog.addDelayed(entry, ref.notBefore);
-      else backlog.add(entry);
+      else {
+        backlog.add(entry);
+        if (entry.deliveryCount > 0) leftDelivered.push({ backlog, entry });
+      }
       this.pageOutIfOverThreshold(stored);
       restored++;
     }
     // Recovery rewrote nothing: what was stored is as it was.
     this.#pendingOperations = [];
+    // Delivering one of these again would be a redelivery past its limit: it is undeliverable
+    // now, as it would have been had it been rolled back instead of left by the crash.
+    for (const { backlog, entry } of leftDelivered) this.undeliverable(backlog, entry);
     this.logger.info({ destinations: this.#destinations.size, messages: restored }, 'store recovered');
   }
 
