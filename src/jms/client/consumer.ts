@@ -199,6 +199,12 @@ export class MessageConsumer implements BacklogConsumer {
 
   /** @internal Runs the listener on one entry, then acknowledges it (AUTO) or puts it back (it threw, SES-4). */
   async runListener(entry: Entry, backlog: Backlog): Promise<void> {
+    // It may have waited in the session's pipeline long enough to expire (DLV-4).
+    if (backlog.expireIfDue(entry)) {
+      this.#inWindow--;
+      this.backlogDispatch();
+      return;
+    }
     let message: Message;
     try {
       message = this.#session.deliver(this, entry, backlog);

@@ -347,6 +347,18 @@ export class Backlog {
     }
   }
 
+  /**
+   * Expires a delivered entry about to reach its application if its time to live ran out while
+   * it waited (in a listener's pipeline, SES-6), applying the expiration policy: expired messages
+   * are never delivered (DLV-4). True when it was expired.
+   */
+  expireIfDue(entry: Entry): boolean {
+    if (!this.#isExpired(entry)) return false;
+    this.hooks.expired(this, entry);
+    if (entry.state === 'delivered') this.remove(entry, 'expired');
+    return true;
+  }
+
   // --- reading ---
 
   /** Available entries in delivery order, optionally through a selector (DST-7: pending ones are not shown). */

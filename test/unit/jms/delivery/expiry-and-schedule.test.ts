@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type EngineLogger, type Message, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
+import { settle } from '../../../helpers/fake-clock.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -101,6 +102,50 @@ test('expiry - the Redirect policy moves expired messages to the error destinati
   assert.equal(text(parked), 'late');
   assert.equal(parked?.getStringProperty('JMS_ErrorReason'), 'expired');
   assert.equal(parked?.getJMSExpiration(), 0, 'it does not expire again in the error destination');
+  await t.close();
+});
+
+/** Two messages living 1 s for a listener that holds on to the first for 2 s: the second waits in its pipeline. */
+async function expiresInPipeline(t: ReturnType<typeof testEngine>, queue: string) {
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue(queue));
+  await producer.send(new TextMessage('a'), { timeToLive: 1000 });
+  await producer.send(new TextMessage('b'), { timeToLive: 1000 });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const seen: string[] = [];
+  session.createConsumer(session.createQueue(queue)).setMessageListener(async (m) => {
+    seen.push(text(m)!);
+    if (seen.length === 1) await gate;
+  });
+  await settle();
+  await t.clock.advance(2000);
+  release();
+  await settle();
+  return seen;
+}
+
+test('expiry - a message that expires in a listener pipeline is never delivered (DLV-4, SES-6)', async () => {
+  const t = testEngine({ messagesMaximum: 10 }, { expirationScanIntervalMs: 0 });
+  assert.deepEqual(await expiresInPipeline(t, 'q'), ['a']);
+  const stats = t.engine.destinationStatistics('queue://q');
+  assert.equal(stats.messagesExpired, 1);
+  assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
+  await t.close();
+});
+
+test('expiry - a message that expires in a listener pipeline follows the Redirect policy (DLV-4, SES-6)', async () => {
+  const t = testEngine({ messagesMaximum: 10 }, { expirationScanIntervalMs: 0 });
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', {
+    errorDestination: 'queue://errors',
+    expirationPolicy: { policy: 'redirect' },
+  });
+  assert.deepEqual(await expiresInPipeline(t, 'q'), ['a']);
+  const session = t.connect().createSession();
+  const moved = await session.createConsumer(session.createQueue('errors')).receiveNoWait();
+  assert.equal(text(moved), 'b');
+  assert.equal(moved?.getStringProperty('JMS_ErrorReason'), 'expired');
   await t.close();
 });
 
