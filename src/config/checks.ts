@@ -33,7 +33,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   const autoCreate = engine.autoCreateDestinations !== false;
   const declared = checkDestinations((data.destinations ?? {}) as Plain, report);
   const references = (path: string, destination: unknown) => {
-    if (typeof destination !== 'string' || declared.has(destination)) return;
+    if (typeof destination !== 'string' || declared.all.has(destination)) return;
     // The engine never auto-creates a `distributed/member` name: it must name a declared member.
     if (/^(queue|topic):\/\/[^/]*\//.test(destination)) {
       report(
@@ -48,11 +48,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
       `destination '${destination}' is not declared under destinations: declare it, or set engine.autoCreateDestinations: true`,
     );
   };
-  forEachDestination((data.destinations ?? {}) as Plain, (entry, path) => {
-    references(`${path}.errorDestination`, entry.errorDestination);
-    if (isPlain(entry.memberOptions))
-      references(`${path}.memberOptions.errorDestination`, entry.memberOptions.errorDestination);
-  });
+  checkErrorDestinations((data.destinations ?? {}) as Plain, declared, report);
   checkBridges((data.bridges ?? []) as unknown[], references, distributedTopics(data), report);
   const admin = (data.admin ?? {}) as Plain;
   if (
@@ -84,13 +80,19 @@ function forEachDestination(
   }
 }
 
-/** Checks names, schedules and options; returns every destination a bridge may name (`queue://x`). */
-function checkDestinations(
-  destinations: Plain,
-  report: (path: string, message: string) => void,
-): Set<string> {
-  const declared = new Set<string>();
-  const plain = new Set<string>();
+/** The destinations a configuration declares, as `queue://x`. */
+interface Declared {
+  /** Every name a bridge may use: queues, topics, distributed destinations, members and their `name/member` aliases. */
+  all: Set<string>;
+  /** Distributed destinations, with their members' own names. */
+  distributed: Map<string, string[]>;
+  /** `name/member` aliases, with the member's own name. */
+  aliases: Map<string, string>;
+}
+
+/** Checks names, schedules and options; returns what is declared. */
+function checkDestinations(destinations: Plain, report: (path: string, message: string) => void): Declared {
+  const declared: Declared = { all: new Set(), distributed: new Map(), aliases: new Map() };
   const first = new Map<string, string>();
   forEachDestination(destinations, (entry, path, kind) => {
     const scheme = kind.toLowerCase().includes('queue') ? 'queue' : 'topic';
@@ -101,13 +103,14 @@ function checkDestinations(
     const earlier = first.get(uri);
     if (earlier !== undefined) report(`${path}.name`, `'${uri}' is declared twice (first at ${earlier})`);
     else first.set(uri, path);
-    declared.add(uri);
-    if (!distributed) plain.add(uri);
+    declared.all.add(uri);
     checkOptions(entry, path, report);
     if (!distributed) return;
     if (isPlain(entry.memberOptions)) checkOptions(entry.memberOptions, `${path}.memberOptions`, report);
     const members = Array.isArray(entry.members) ? entry.members : [];
     const seen = new Set<string>();
+    const memberUris: string[] = [];
+    declared.distributed.set(uri, memberUris);
     members.forEach((member, index) => {
       if (!isPlain(member) || typeof member.name !== 'string') return;
       if (member.name === name)
@@ -115,13 +118,71 @@ function checkDestinations(
       if (seen.has(member.name))
         report(`${path}.members[${index}].name`, `member '${member.name}' is listed twice`);
       seen.add(member.name);
-      declared.add(`${scheme}://${member.name}`);
-      declared.add(`${uri}/${member.name}`);
+      const memberUri = `${scheme}://${member.name}`;
+      memberUris.push(memberUri);
+      declared.all.add(memberUri);
+      declared.all.add(`${uri}/${member.name}`);
+      declared.aliases.set(`${uri}/${member.name}`, memberUri);
     });
     if (members.length === 0 && Array.isArray(entry.members))
       report(`${path}.members`, 'expected at least one member');
   });
   return declared;
+}
+
+/**
+ * A destination's error destination (DLV-3) must be a declared queue or topic other than itself,
+ * whatever `autoCreateDestinations` says: auto-creation is for the names clients use at run time,
+ * and an error destination nobody declared is most likely a typo, whose messages would go to a
+ * destination nobody watches (or, with nothing created, be deleted).
+ */
+function checkErrorDestinations(
+  destinations: Plain,
+  declared: Declared,
+  report: (path: string, message: string) => void,
+): void {
+  forEachDestination(destinations, (entry, path, kind) => {
+    const scheme = kind.toLowerCase().includes('queue') ? 'queue' : 'topic';
+    const uri = `${scheme}://${String(entry.name)}`;
+    // A distributed destination's memberOptions give every member the same error destination.
+    const members = declared.distributed.get(uri);
+    const check = (at: string, errorDestination: unknown) => {
+      if (typeof errorDestination !== 'string') return;
+      const problem =
+        selfReference(errorDestination, uri, members) ?? errorDestinationProblem(errorDestination, declared);
+      if (problem !== undefined) report(at, problem);
+    };
+    check(`${path}.errorDestination`, entry.errorDestination);
+    if (isPlain(entry.memberOptions))
+      check(`${path}.memberOptions.errorDestination`, entry.memberOptions.errorDestination);
+  });
+}
+
+/** An error destination that is the destination itself or, in memberOptions, one of the members. */
+function selfReference(
+  name: string,
+  uri: string,
+  members: readonly string[] | undefined,
+): string | undefined {
+  const loop = 'its undeliverable messages would come straight back to it; name another queue or topic';
+  if (members === undefined) return name === uri ? `is the destination itself: ${loop}` : undefined;
+  return members.includes(name)
+    ? `'${name}' is a member of this distributed destination: ${loop}`
+    : undefined;
+}
+
+/** What is wrong with naming `name` as an error destination, whichever destination names it. */
+function errorDestinationProblem(name: string, declared: Declared): string | undefined {
+  const members = declared.distributed.get(name);
+  if (members)
+    return `'${name}' is a distributed destination: an error destination must be a queue or topic (name one of its members, e.g. '${members[0] ?? 'queue://member'}')`;
+  const member = declared.aliases.get(name);
+  if (member) return `'${name}' is a member's alias: name the member itself, '${member}'`;
+  if (/^(queue|topic):\/\/[^/]*\//.test(name))
+    return `'${name}' names a member of a distributed destination ('distributed/member'), and no such member is declared: name a declared queue or topic by its own name`;
+  if (!declared.all.has(name))
+    return `destination '${name}' is not declared under destinations: an error destination is never created on first use, so declare it (under destinations.${name.startsWith('topic://') ? 'topics' : 'queues'})`;
+  return undefined;
 }
 
 function checkOptions(options: Plain, path: string, report: (path: string, message: string) => void): void {

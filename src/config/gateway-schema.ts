@@ -75,7 +75,7 @@ function destinationOptionFields(): Record<string, SchemaNode> {
       -1,
     ),
     errorDestination: string(
-      'Where undeliverable and redirected expired messages go, `queue://name` or `topic://name` (DLV-3). Default: none (they are deleted, counted and logged).',
+      'Where undeliverable and redirected expired messages go, `queue://name` or `topic://name` (DLV-3): a queue or topic declared under `destinations` (never created on first use), not the destination itself and not a distributed destination. Default: none (they are deleted, counted and logged).',
       DESTINATION_URI_PATTERN,
     ),
     timeToLiveOverride: integer(

@@ -127,6 +127,8 @@ export class JmsEngine {
   #pendingOperations: StoreOperation[] = [];
   #flush: Promise<void> | undefined;
   #closed = false;
+  /** Set while the store's definitions are restored (see #recover). */
+  #recovering = false;
   readonly #hooks: BacklogHooks;
   /** Messages held by every backlog together (quotas, throttling). */
   readonly #total: SharedTally = { messages: 0, bytes: 0 };
@@ -190,11 +192,18 @@ export class JmsEngine {
       const handle = record.kind === 'queue' ? new Queue(record.name) : new Topic(record.name);
       if (!this.#destinations.has(handle.toString())) this.#register(handle, record.options);
     }
-    for (const record of distributedRecords) {
-      const members = record.options.distributedMembers as { name: string; weight: number }[];
-      await this.createDistributedDestination(record.kind, record.name, members, {
-        loadBalancing: record.options.loadBalancing as LoadBalancing,
-      });
+    // Definitions stored by an earlier run come back as they were, checked or not: refusing one
+    // now would keep the gateway from starting.
+    this.#recovering = true;
+    try {
+      for (const record of distributedRecords) {
+        const members = record.options.distributedMembers as { name: string; weight: number }[];
+        await this.createDistributedDestination(record.kind, record.name, members, {
+          loadBalancing: record.options.loadBalancing as LoadBalancing,
+        });
+      }
+    } finally {
+      this.#recovering = false;
     }
     for (const record of recovered.subscriptions) {
       const topic =
@@ -290,6 +299,7 @@ export class JmsEngine {
 
   async #create(handle: Queue | Topic, options: DestinationOptions): Promise<Destination> {
     checkDestinationOptions(options);
+    this.#checkErrorDestination(handle, options.errorDestination);
     // An invalid schedule is refused here, with its position, not at the first send (DLV-6).
     if (typeof options.timeToDeliverOverride === 'string') this.#schedule(options.timeToDeliverOverride);
     const existing = this.#destinations.get(handle.toString());
@@ -307,6 +317,37 @@ export class JmsEngine {
       },
     ]);
     return handle;
+  }
+
+  /**
+   * Refuses an error destination the engine could never move a message to (DLV-3): the
+   * destination itself (its undeliverable messages would come straight back), or a distributed
+   * destination or one of its `name/member` aliases (a move goes to one queue or topic).
+   */
+  #checkErrorDestination(handle: Queue | Topic, errorDestination: string | undefined): void {
+    if (errorDestination === undefined) return;
+    const of = `error destination '${errorDestination}' of '${handle.toString()}'`;
+    let target: Queue | Topic;
+    try {
+      target = parseDestination(errorDestination);
+    } catch {
+      throw new InvalidDestinationError(`${of} is not valid (expected 'queue://name' or 'topic://name')`);
+    }
+    const key = target.toString();
+    if (key === handle.toString())
+      throw new InvalidDestinationError(
+        `destination '${key}' cannot be its own error destination: its undeliverable messages would come straight back to it`,
+      );
+    const distributed = this.#distributed.get(key);
+    if (distributed)
+      throw new InvalidDestinationError(
+        `${of} is a distributed destination: name one of its members instead (${distributed.members.map((m) => `'${m.state.handle.toString()}'`).join(', ')})`,
+      );
+    const member = this.#aliases.get(key);
+    if (member)
+      throw new InvalidDestinationError(
+        `${of} is a member's alias: name the member itself, '${member.handle.toString()}'`,
+      );
   }
 
   #register(handle: Destination, options: DestinationOptions): DestinationState {
@@ -340,6 +381,7 @@ export class JmsEngine {
     }
     if (members.length === 0)
       throw new InvalidArgumentError(`distributed destination '${name}' needs at least one member`);
+    this.#checkNotAnErrorDestination(handle, options.memberOptions);
     const resolved: Member[] = [];
     for (const member of members) {
       const weight = member.weight ?? 1;
@@ -390,6 +432,23 @@ export class JmsEngine {
       }
     }
     for (const [state, set] of others) state.forwardTo = [...set];
+  }
+
+  /**
+   * A distributed destination (or a `name/member` alias of it) cannot be an error destination
+   * (DLV-3): a move goes to one queue or topic. Checked here too, for destinations created first.
+   */
+  #checkNotAnErrorDestination(handle: Queue | Topic, memberOptions: DestinationOptions | undefined): void {
+    if (this.#recovering) return;
+    const key = handle.toString();
+    const names = (errorDestination: string | undefined) =>
+      errorDestination === key || errorDestination?.startsWith(`${key}/`) === true;
+    const referrer = [...this.#destinations.values()].find((state) => names(state.options.errorDestination));
+    const by = names(memberOptions?.errorDestination) ? 'its own members' : referrer && `'${referrer.label}'`;
+    if (by === undefined) return;
+    throw new InvalidDestinationError(
+      `distributed destination '${key}' cannot be created: it would be the error destination of ${by}, and an error destination must be a queue or topic`,
+    );
   }
 
   /** The destinations that exist now. */

@@ -155,6 +155,44 @@ test('config - -1 on a destination override is no override and loads; below -1 i
   );
 });
 
+test('config - an error destination must be a declared queue or topic, not the destination itself nor a distributed one (DLV-3)', () => {
+  const problems = problemsOf(
+    yaml(
+      'destinations:',
+      '  queues:',
+      '    - { name: typo, errorDestination: queue://orders.erors }',
+      '    - { name: self, errorDestination: queue://self }',
+      '    - { name: spread, errorDestination: queue://all }',
+      '    - { name: alias, errorDestination: queue://all/a }',
+      '    - { name: fine, errorDestination: queue://a }',
+      '    - { name: orders.errors }',
+      '  topics:',
+      '    - { name: t, errorDestination: topic://nowhere }',
+      '  distributedQueues:',
+      '    - { name: all, members: [{ name: a }, { name: b }], memberOptions: { errorDestination: queue://b } }',
+    ),
+  );
+  assert.deepEqual(problems, [
+    "gw.yaml:3:39: destinations.queues[0].errorDestination: destination 'queue://orders.erors' is not declared under destinations: an error destination is never created on first use, so declare it (under destinations.queues)",
+    'gw.yaml:4:39: destinations.queues[1].errorDestination: is the destination itself: its undeliverable messages would come straight back to it; name another queue or topic',
+    "gw.yaml:5:41: destinations.queues[2].errorDestination: 'queue://all' is a distributed destination: an error destination must be a queue or topic (name one of its members, e.g. 'queue://a')",
+    "gw.yaml:6:40: destinations.queues[3].errorDestination: 'queue://all/a' is a member's alias: name the member itself, 'queue://a'",
+    "gw.yaml:10:36: destinations.topics[0].errorDestination: destination 'topic://nowhere' is not declared under destinations: an error destination is never created on first use, so declare it (under destinations.topics)",
+    "gw.yaml:12:92: destinations.distributedQueues[0].memberOptions.errorDestination: 'queue://b' is a member of this distributed destination: its undeliverable messages would come straight back to it; name another queue or topic",
+  ]);
+  assert.deepEqual(
+    problemsOf(
+      yaml(
+        'engine: { autoCreateDestinations: true }',
+        'destinations:',
+        '  queues: [{ name: q, errorDestination: queue://q.errors }]',
+      ),
+    ).length,
+    1,
+    'auto-creation does not make an undeclared error destination acceptable',
+  );
+});
+
 test('config - ${ENV} references are substituted; an unset one is named; values are never echoed', () => {
   const env = { BROKER_URL: 'memory://user:s3cret@host', PREFETCH: '25', TOPIC: 'orders' };
   const text = yaml(

@@ -68,7 +68,7 @@ test('reload plan - bridges are added, removed, changed (with what changed) or u
 
 test('reload plan - the same file again changes nothing, and key order does not matter', () => {
   const before = configOf(
-    'destinations: { queues: [{ name: q, redeliveryLimit: 2, errorDestination: queue://q.err }] }',
+    'destinations: { queues: [{ name: q, redeliveryLimit: 2, errorDestination: queue://q.err }, { name: q.err }] }',
     'bridges:',
     '  - name: b',
     '    source: { type: jms, destination: queue://q }',
@@ -76,7 +76,7 @@ test('reload plan - the same file again changes nothing, and key order does not 
     '    retry: { delay: { kind: exponential, initialMs: 100, maxMs: 1000 }, limit: 2 }',
   );
   const after = configOf(
-    'destinations: { queues: [{ errorDestination: queue://q.err, redeliveryLimit: 2, name: q }] }',
+    'destinations: { queues: [{ errorDestination: queue://q.err, redeliveryLimit: 2, name: q }, { name: q.err }] }',
     'bridges:',
     '  - retry: { limit: 2, delay: { maxMs: 1000, initialMs: 100, kind: exponential } }',
     '    target: { destination: queue://out, type: jms }',

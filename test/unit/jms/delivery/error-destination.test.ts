@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   type EngineLogger,
+  InvalidDestinationError,
   type Message,
   PoisonMessageError,
   Session,
@@ -202,5 +203,45 @@ test('error destination - deleting a destination drops its parked messages with 
   await settle();
   assert.equal(await errorQueue.receiveNoWait(), null);
   assert.equal(t.engine.statistics().totals.messagesPending, 0);
+  await t.close();
+});
+
+test('error destination - a destination cannot be its own error destination (DLV-3)', async () => {
+  const t = testEngine();
+  await assert.rejects(
+    t.engine.createQueue('q', { errorDestination: 'queue://q' }),
+    /destination 'queue:\/\/q' cannot be its own error destination: its undeliverable messages would come straight back to it/,
+  );
+  await assert.rejects(t.engine.createTopic('t', { errorDestination: 'topic://t' }), InvalidDestinationError);
+  await assert.rejects(
+    t.engine.createQueue('q', { errorDestination: 'orders.errors' }),
+    /error destination 'orders.errors' of 'queue:\/\/q' is not valid \(expected 'queue:\/\/name' or 'topic:\/\/name'\)/,
+  );
+  assert.deepEqual(t.engine.destinations(), []);
+  await t.close();
+});
+
+test('error destination - a distributed destination cannot be one, whichever is created first (DLV-3, DST-8)', async () => {
+  const t = testEngine();
+  await t.engine.createDistributedDestination('queue', 'all', [{ name: 'a' }, { name: 'b' }]);
+  await assert.rejects(
+    t.engine.createQueue('q', { errorDestination: 'queue://all' }),
+    /error destination 'queue:\/\/all' of 'queue:\/\/q' is a distributed destination: name one of its members instead \('queue:\/\/a', 'queue:\/\/b'\)/,
+  );
+  await assert.rejects(
+    t.engine.createQueue('q', { errorDestination: 'queue://all/a' }),
+    /is a member's alias: name the member itself, 'queue:\/\/a'/,
+  );
+  await t.engine.createQueue('named', { errorDestination: 'queue://later' });
+  await assert.rejects(
+    t.engine.createDistributedDestination('queue', 'later', [{ name: 'c' }]),
+    /distributed destination 'queue:\/\/later' cannot be created: it would be the error destination of 'queue:\/\/named'/,
+  );
+  await assert.rejects(
+    t.engine.createDistributedDestination('queue', 'own', [{ name: 'd' }], {
+      memberOptions: { errorDestination: 'queue://own' },
+    }),
+    /it would be the error destination of its own members/,
+  );
   await t.close();
 });
