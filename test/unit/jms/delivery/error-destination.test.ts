@@ -245,3 +245,23 @@ test('error destination - a distributed destination cannot be one, whichever is 
   );
   await t.close();
 });
+test('error destination - a topic as error destination gets the message for each of its subscriptions (DLV-3)', async () => {
+  const t = testEngine();
+  await t.engine.createTopic('errors');
+  await t.engine.createQueue('q', { errorDestination: 'topic://errors', redeliveryLimit: 0 });
+  const session = t.connect().createSession();
+  const first = session.createConsumer(session.createTopic('errors'));
+  const second = session.createConsumer(session.createTopic('errors'));
+  await session.createProducer(session.createQueue('q')).send(new TextMessage('m'));
+  const tx = t.connect().createSession(true);
+  await tx.createConsumer(tx.createQueue('q')).receiveNoWait();
+  await tx.rollback();
+  for (const subscriber of [first, second]) {
+    const parked = await subscriber.receiveNoWait();
+    assert.equal(text(parked), 'm');
+    assert.equal(parked?.getStringProperty('JMS_ErrorOrigin'), 'queue://q');
+    assert.equal(parked?.getJMSDestination()?.toString(), 'topic://errors');
+  }
+  assert.equal(t.engine.messagesMovedToErrorDestinations, 1);
+  await t.close();
+});

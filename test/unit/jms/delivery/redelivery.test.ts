@@ -283,6 +283,82 @@ test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message
   await t.close();
 });
 
+/** Five messages to an AUTO_ACKNOWLEDGE listener that throws on the first delivery of m1: the order it sees them in. */
+async function orderWithFailingListener(messagesMaximum: number) {
+  const t = testEngine({ messagesMaximum });
+  const producerSession = t.connect().createSession();
+  const queue = producerSession.createQueue('ordered');
+  const producer = producerSession.createProducer(queue);
+  for (let i = 0; i < 5; i++) await producer.send(new TextMessage(`m${i}`));
+  const seen: string[] = [];
+  t.connect()
+    .createSession()
+    .createConsumer(queue)
+    .setMessageListener((message) => {
+      seen.push(text(message)!);
+      if (text(message) === 'm1' && message.getIntProperty('JMSXDeliveryCount') === 1)
+        throw new Error('not now');
+    });
+  await settle();
+  await t.close();
+  return seen;
+}
+
+test('redelivery - with MessagesMaximum 1 a message a listener threw on comes back before the next one (ORD-2, SES-4, SES-6)', async () => {
+  assert.deepEqual(await orderWithFailingListener(1), ['m0', 'm1', 'm1', 'm2', 'm3', 'm4']);
+});
+
+test('redelivery - caveat: with MessagesMaximum 10 a message a listener threw on comes back after those already in its pipeline (ORD-2, SES-6)', async () => {
+  assert.deepEqual(await orderWithFailingListener(10), ['m0', 'm1', 'm2', 'm3', 'm4', 'm1']);
+});
+
+test('redelivery - MessagesMaximum is 10 by default: a busy listener has at most 10 messages handed to it (SES-6)', async () => {
+  const t = testEngine();
+  assert.equal(t.factory.options.messagesMaximum, 10);
+  const session = t.connect().createSession();
+  const queue = session.createQueue('q');
+  const producer = session.createProducer(queue);
+  for (let i = 0; i < 15; i++) await producer.send(new TextMessage(`m${i}`));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let calls = 0;
+  session.createConsumer(queue).setMessageListener(async () => {
+    calls++;
+    await gate;
+  });
+  await settle();
+  const stats = t.engine.destinationStatistics(queue);
+  assert.equal(calls, 1);
+  assert.equal(stats.pendingMessagesByCause.unacknowledged, 10, 'the one being processed and 9 in flight');
+  assert.equal(stats.messagesCurrent, 5);
+  release();
+  await settle();
+  assert.equal(calls, 15);
+  await t.close();
+});
+
+test('redelivery - on a topic subscription a rolled-back message waits out its delay and counts its deliveries, apart from other subscriptions (DLV-1, DST-2)', async () => {
+  const t = testEngine({ redeliveryDelay: 1000 });
+  const tx = t.connect().createSession(true);
+  const topic = tx.createTopic('prices');
+  const failing = tx.createConsumer(topic);
+  const other = t.connect().createSession().createConsumer(topic);
+  await t.connect().createSession().createProducer(topic).send(new TextMessage('tick'));
+  assert.equal((await failing.receiveNoWait())?.getIntProperty('JMSXDeliveryCount'), 1);
+  await tx.rollback();
+  assert.equal(await failing.receiveNoWait(), null, 'waiting out the delay');
+  assert.equal(t.engine.destinationStatistics('topic://prices').pendingMessagesByCause.redeliveryDelay, 1);
+  const elsewhere = await other.receiveNoWait();
+  assert.equal(elsewhere?.getIntProperty('JMSXDeliveryCount'), 1, 'the other subscription has its own count');
+  assert.equal(elsewhere?.getJMSRedelivered(), false);
+  await t.clock.advance(1000);
+  const back = await failing.receiveNoWait();
+  assert.equal(back?.getIntProperty('JMSXDeliveryCount'), 2);
+  assert.equal(back?.getJMSRedelivered(), true);
+  await tx.commit();
+  await t.close();
+});
+
 test('redelivery - caveat: during a redelivery delay later messages may pass (ORD-2)', async () => {
   const t = testEngine({ messagesMaximum: 1, redeliveryDelay: 1000 });
   const session = t.connect().createSession();
