@@ -43,6 +43,21 @@ test('poison - session.reject parks a received message without using up redelive
   await t.close();
 });
 
+test('poison - a message an AUTO_ACKNOWLEDGE receive returned is acknowledged and can no longer be rejected (DLV-9, SES-2)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
+  const session = t.connect().createSession();
+  await session.createProducer(session.createQueue('q')).send(new TextMessage('bad'));
+  const received = (await session.createConsumer(session.createQueue('q')).receiveNoWait())!;
+  assert.throws(
+    () => session.reject(received),
+    /only a message received by this session and not yet acknowledged/,
+  );
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
+  await t.close();
+});
+
 test('error destination - it cannot be deleted while another destination names it (DLV-3, DST-6)', async () => {
   const t = testEngine();
   await t.engine.createQueue('errors');
@@ -129,5 +144,29 @@ test('unit of order - a group moved to the error destination releases the next m
   assert.equal(await consumer.receiveNoWait(), null);
   session.reject(first);
   assert.equal(text(await consumer.receiveNoWait()), 'g2');
+  await t.close();
+});
+
+test('unit of order - a selector consumer whose selector does not match the head of a unit waits for the unit (ORD-4, SEL-7)', async () => {
+  const t = testEngine();
+  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const queue = session.createQueue('q');
+  const producer = session.createProducer(queue);
+  for (const [body, kind] of [
+    ['g0', 'no'],
+    ['g1', 'yes'],
+  ]) {
+    const m = new TextMessage(body);
+    m.setStringProperty('JMSXGroupID', 'g');
+    m.setStringProperty('kind', kind!);
+    await producer.send(m);
+  }
+  const selective = session.createConsumer(queue, "kind = 'yes'");
+  assert.equal(await selective.receiveNoWait(), null, 'g1 matches, but g0 heads the unit');
+  const head = (await session.createConsumer(queue).receiveNoWait())!;
+  assert.equal(text(head), 'g0');
+  assert.equal(await selective.receiveNoWait(), null, 'still out');
+  await head.acknowledge();
+  assert.equal(text(await selective.receiveNoWait()), 'g1');
   await t.close();
 });
