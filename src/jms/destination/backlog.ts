@@ -252,7 +252,11 @@ export class Backlog {
    * brings it back as it was stored).
    */
   park(entry: Entry): void {
-    if (this.#closed || entry.state === 'removed' || entry.state === 'parked') return;
+    if (entry.state === 'removed' || entry.state === 'parked') return;
+    if (this.#closed) {
+      this.#discard(entry);
+      return;
+    }
     this.#waiting.get(entry)?.cancel();
     this.#waiting.delete(entry);
     entry.holder = undefined;

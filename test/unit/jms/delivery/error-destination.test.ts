@@ -265,3 +265,20 @@ test('error destination - a topic as error destination gets the message for each
   assert.equal(t.engine.messagesMovedToErrorDestinations, 1);
   await t.close();
 });
+
+test('error destination - a message of a deleted destination rejected while it is full is gone, not held for good (DLV-3, DST-6)', async () => {
+  const t = testEngine();
+  const errorQueue = await fullErrorQueue(t);
+  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
+  // A transaction keeps what it received through the delete (DST-6).
+  const session = t.connect().createSession(true);
+  await t.connect().createSession().createProducer(session.createQueue('q')).send(new TextMessage('m'));
+  const received = (await session.createConsumer(session.createQueue('q')).receiveNoWait())!;
+  await t.engine.deleteDestination('queue://q');
+  session.reject(received);
+  assert.equal(t.engine.held().messages, 1, 'only the filler is left');
+  await errorQueue.receiveNoWait();
+  await settle();
+  assert.equal(t.engine.held().messages, 0);
+  await t.close();
+});
