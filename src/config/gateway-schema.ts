@@ -116,12 +116,12 @@ function destinationOptionFields(): Record<string, SchemaNode> {
     ),
     bytesMaximum: integer('Quota: most bytes held (DLV-7). Default: unlimited.', 0),
     thresholds: object(
-      'Flow control: producers are slowed above a high threshold until below the low one (DLV-7). Default: none.',
+      'Flow control: producers are slowed while the destination holds more than a high threshold, until it holds fewer than the low one; holding exactly a threshold changes nothing (DLV-7). Default: none.',
       {
         messagesHigh: integer('Messages above which flow control starts.', 0),
-        messagesLow: integer('Messages below which it stops.', 0),
+        messagesLow: integer('Messages below which it stops. Default: `messagesHigh`.', 0),
         bytesHigh: integer('Bytes above which flow control starts.', 0),
-        bytesLow: integer('Bytes below which it stops.', 0),
+        bytesLow: integer('Bytes below which it stops. Default: `bytesHigh`.', 0),
         delayMs: integer('How long each send waits while flow control is on, ms. Default 50.', 0),
       },
       { optional: true },

@@ -21,11 +21,18 @@ export interface Quota {
   bytesMaximum?: number | undefined;
 }
 
-/** Flow-control thresholds: above `messagesHigh` (or `bytesHigh`) producers are slowed until below the low one. */
+/**
+ * Flow-control thresholds: while a destination holds more than `messagesHigh` (or `bytesHigh`)
+ * producers are slowed, until it holds fewer than the low one.
+ */
 export interface FlowThresholds {
+  /** Messages above which flow control starts. */
   messagesHigh?: number;
+  /** Messages below which it stops. Default: `messagesHigh`. */
   messagesLow?: number;
+  /** Bytes above which flow control starts. */
   bytesHigh?: number;
+  /** Bytes below which it stops. Default: `bytesHigh`. */
   bytesLow?: number;
   /** How long each send waits while flow control is on, in ms. Default 50. */
   delayMs?: number;
@@ -173,16 +180,21 @@ export class FlowControl {
     return target.throttled;
   }
 
+  /**
+   * On once the destination holds more than a high threshold, off once it holds fewer than the
+   * low one (messages and bytes alike): holding exactly a threshold changes nothing, as the
+   * docs' "above" and "below" say. A missing low threshold is the high one.
+   */
   #updateFlowControl(target: AdmissionTarget, held: Held): boolean {
     const th = target.thresholds!;
     if (!target.flowControlOn) {
       target.flowControlOn =
-        (th.messagesHigh !== undefined && held.messages >= th.messagesHigh) ||
-        (th.bytesHigh !== undefined && held.bytes >= th.bytesHigh);
+        (th.messagesHigh !== undefined && held.messages > th.messagesHigh) ||
+        (th.bytesHigh !== undefined && held.bytes > th.bytesHigh);
     } else {
       const belowMessages =
-        th.messagesHigh === undefined || held.messages <= (th.messagesLow ?? th.messagesHigh);
-      const belowBytes = th.bytesHigh === undefined || held.bytes <= (th.bytesLow ?? th.bytesHigh);
+        th.messagesHigh === undefined || held.messages < (th.messagesLow ?? th.messagesHigh);
+      const belowBytes = th.bytesHigh === undefined || held.bytes < (th.bytesLow ?? th.bytesHigh);
       if (belowMessages && belowBytes) target.flowControlOn = false;
     }
     return target.flowControlOn;

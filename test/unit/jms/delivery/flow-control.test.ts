@@ -72,12 +72,20 @@ test('quota - deleting a destination cancels its blocked sends with ResourceAllo
   await t.close();
 });
 
+/** Whether a send goes in without waiting on the clock. */
+async function goesAtOnce(send: Promise<void>): Promise<boolean> {
+  let sent = false;
+  void send.then(() => (sent = true));
+  await settle();
+  return sent;
+}
+
 test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async () => {
   const t = testEngine();
   await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('q'));
-  for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`${i}`));
+  for (let i = 0; i < 4; i++) await producer.send(new TextMessage(`${i}`));
   let sent = false;
   const slowed = producer.send(new TextMessage('slow')).then(() => (sent = true));
   await settle();
@@ -85,11 +93,53 @@ test('flow control - above the high threshold sends are slowed until the destina
   await t.clock.advance(100);
   await slowed;
   const consumer = session.createConsumer(session.createQueue('q'));
-  for (let i = 0; i < 3; i++) await consumer.receiveNoWait();
-  let fast = false;
-  void producer.send(new TextMessage('fast')).then(() => (fast = true));
-  await settle();
-  assert.equal(fast, true, 'below the low threshold flow control is off');
+  for (let i = 0; i < 5; i++) await consumer.receiveNoWait();
+  assert.equal(
+    await goesAtOnce(producer.send(new TextMessage('fast'))),
+    true,
+    'below the low threshold flow control is off',
+  );
+  await t.close();
+});
+
+test('flow control - starts only above the high threshold and stops only below the low one, not at them (DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`${i}`));
+  assert.equal(await goesAtOnce(producer.send(new TextMessage('at high'))), true, 'holding 3 is not above 3');
+  const slowed = producer.send(new TextMessage('above high'));
+  assert.equal(await goesAtOnce(slowed), false, 'holding 4 is above 3');
+  await t.clock.advance(100);
+  await slowed;
+  const consumer = session.createConsumer(session.createQueue('q'));
+  for (let i = 0; i < 4; i++) await consumer.receiveNoWait();
+  const atLow = producer.send(new TextMessage('at low'));
+  assert.equal(await goesAtOnce(atLow), false, 'holding 1 is not below 1: still slowed');
+  await t.clock.advance(100);
+  await atLow;
+  await consumer.receiveNoWait();
+  await consumer.receiveNoWait();
+  assert.equal(await goesAtOnce(producer.send(new TextMessage('below low'))), true, 'holding 0 is below 1');
+  await t.close();
+});
+
+test('flow control - bytes thresholds: above bytesHigh on, below bytesLow off (DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { thresholds: { bytesHigh: 10, bytesLow: 5, delayMs: 100 } });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  await producer.send(new TextMessage('0123456789'));
+  assert.equal(await goesAtOnce(producer.send(new TextMessage(''))), true, '10 bytes is not above 10');
+  await producer.send(new TextMessage('x'));
+  const slowed = producer.send(new TextMessage(''));
+  assert.equal(await goesAtOnce(slowed), false, '11 bytes is above 10');
+  await t.clock.advance(100);
+  await slowed;
+  const consumer = session.createConsumer(session.createQueue('q'));
+  await consumer.receiveNoWait();
+  assert.equal(await goesAtOnce(producer.send(new TextMessage(''))), true, '1 byte is below 5');
   await t.close();
 });
 
