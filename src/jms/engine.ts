@@ -21,7 +21,13 @@ import {
   TopicState,
 } from './destination/destination-state.js';
 import { Entry, StoredMessage } from './destination/entry.js';
-import { FlowControl, type Quota, type ThrottlingOptions } from './delivery/flow-control.js';
+import {
+  type Admission,
+  type AdmissionPart,
+  FlowControl,
+  type Quota,
+  type ThrottlingOptions,
+} from './delivery/flow-control.js';
 import { ExpiryPolicies } from './delivery/expiry.js';
 import { ErrorDestinationParking, type ParkedMove } from './delivery/error-destination-parking.js';
 import type { SharedTally } from './destination/backlog-statistics.js';
@@ -496,11 +502,22 @@ export class JmsEngine {
   }
 
   /**
-   * @internal Waits until the destination has room for the message (DLV-7, DLV-8). Returns
-   * undefined when it may go in at once, so the hot path does not wait.
+   * @internal Admits a send of `size` bytes taking `entries` entries in the destination (DLV-7,
+   * DLV-8): the room it reserves, at once when it may go in (the hot path does not wait), else a
+   * promise of it. The sender releases it once the entries are held, or when the send fails.
    */
-  admit(state: DestinationState, stored: StoredMessage, timeoutMs: number): Promise<void> | undefined {
-    return this.#flowControl.admit(state, stored.size, timeoutMs);
+  admit(
+    state: DestinationState,
+    entries: number,
+    size: number,
+    timeoutMs: number,
+  ): Admission | Promise<Admission> {
+    return this.#flowControl.admit(state, entries, size, timeoutMs);
+  }
+
+  /** @internal Admits a send that goes to several destinations at once (a distributed topic). */
+  admitAll(parts: readonly AdmissionPart[], size: number, timeoutMs: number): Admission | Promise<Admission> {
+    return this.#flowControl.admitAll(parts, size, timeoutMs);
   }
 
   /** The store the engine writes to; the gateway keeps bridges' duplicate windows in it too. */
@@ -813,17 +830,29 @@ export class JmsEngine {
    * subscription of the topic, each with its own entry.
    */
   route(state: DestinationState, stored: StoredMessage): Routed[] {
+    const routed = this.entriesFor(state, stored);
+    this.published(state, routed.length);
+    return routed;
+  }
+
+  /** @internal Where a message sent to a destination goes, as {@link route}, not yet counted as published. */
+  entriesFor(state: DestinationState, stored: StoredMessage): Routed[] {
     if (state.kind === 'queue') {
       stored.holders++;
       return [{ backlog: state.backlog, entry: new Entry(stored) }];
     }
-    state.messagesPublished++;
     const routed = state
       .route(stored)
       .map((subscription) => ({ backlog: subscription.backlog, entry: new Entry(stored) }));
-    if (routed.length === 0) state.messagesUnrouted++;
     stored.holders += routed.length;
     return routed;
+  }
+
+  /** @internal Counts a message published to a topic that went to `subscriptions` subscriptions. */
+  published(state: DestinationState, subscriptions: number): void {
+    if (state.kind === 'queue') return;
+    state.messagesPublished++;
+    if (subscriptions === 0) state.messagesUnrouted++;
   }
 
   /** @internal Store operations that record a sent message in the durable backlogs it went to. */

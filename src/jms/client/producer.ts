@@ -2,16 +2,13 @@
  * A message producer: stamps the provider-owned headers at send (MSG-1), chooses persistence,
  * and hands the message to the engine. A persistent send resolves once the store has it (PER-1).
  */
+import type { Admission } from '../delivery/flow-control.js';
 import type { Destination } from '../destination/destination.js';
-import type { DestinationState } from '../destination/destination-state.js';
+import type { DestinationState, QueueState } from '../destination/destination-state.js';
 import { overrideOf } from '../destination/destination-options.js';
 import { Entry, StoredMessage } from '../destination/entry.js';
-import {
-  IllegalStateError,
-  InvalidArgumentError,
-  InvalidDestinationError,
-  ResourceAllocationError,
-} from '../errors.js';
+import type { JmsEngine, Routed } from '../engine.js';
+import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
 import {
   DEFAULT_PRIORITY,
   DeliveryMode,
@@ -128,7 +125,8 @@ export class MessageProducer {
     }
   }
 
-  async #send(destination: Destination | null, message: Message, options: SendOptions): Promise<void> {
+  /** Not async itself: what it throws, `send` turns into a rejection, and the send path's one async step is where it waits. */
+  #send(destination: Destination | null, message: Message, options: SendOptions): Promise<void> {
     if (this.#closed) throw new IllegalStateError('producer is closed');
     this.#session.checkOpen();
     if (!isMessage(message)) throw new InvalidArgumentError('send needs a message');
@@ -161,7 +159,7 @@ export class MessageProducer {
       deliveryTime > now
     ) {
       engine.expiredAtSend(state);
-      return;
+      return Promise.resolve();
     }
     const copy = message.copy();
     const stored = new StoredMessage(
@@ -174,34 +172,88 @@ export class MessageProducer {
     );
     stored.redeliveryLimit = this.#redeliveryLimit;
     stored.scheduled = deliveryTime > now;
-    const admitted = engine.admit(state, stored, this.#sendTimeout);
-    if (admitted) {
-      await admitted;
-      // A send slowed by flow control is not one of the blocked sends a delete cancels (DST-6).
-      if (state.deleted)
-        throw new ResourceAllocationError(
-          `send cancelled: destination '${state.handle.toString()}' was deleted while the send waited`,
-        );
+    if (state.kind === 'queue' && alsoTo.length === 0) return this.#sendToQueue(engine, state, stored);
+    return this.#sendToTopics(engine, state, alsoTo, stored);
+  }
+
+  async #sendToQueue(engine: JmsEngine, state: QueueState, stored: StoredMessage): Promise<void> {
+    let admission = engine.admit(state, 1, stored.size, this.#sendTimeout);
+    if (admission instanceof Promise) admission = await admission;
+    // The room admission reserved is given back once the entry holds it, or when the send fails.
+    try {
+      if (!stored.persistent && !this.#session.transacted) {
+        // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
+        stored.holders = 1;
+        state.backlog.add(new Entry(stored));
+        return;
+      }
+      const delivered = this.#deliver(engine, stored, engine.route(state, stored));
+      if (delivered) await delivered;
+    } finally {
+      admission.release();
     }
-    if (state.kind === 'queue' && !stored.persistent && !this.#session.transacted && alsoTo.length === 0) {
-      // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
-      stored.holders = 1;
-      state.backlog.add(new Entry(stored));
-      return;
+  }
+
+  /**
+   * A topic send is routed before it is admitted, so admission reserves room for one entry per
+   * subscription it goes to (DLV-7). It counts as published only once admitted.
+   */
+  #sendToTopics(
+    engine: JmsEngine,
+    state: DestinationState,
+    alsoTo: readonly DestinationState[],
+    stored: StoredMessage,
+  ): Promise<void> {
+    const timeout = this.#sendTimeout;
+    if (alsoTo.length === 0) {
+      const routed = engine.entriesFor(state, stored);
+      const admission = engine.admit(state, routed.length, stored.size, timeout);
+      return this.#sendRouted(engine, stored, admission, routed, () =>
+        engine.published(state, routed.length),
+      );
     }
-    const routed = engine.route(state, stored);
     // A distributed topic delivers to all its members (DST-8).
-    for (const member of alsoTo) routed.push(...engine.route(member, stored));
+    const targets = [state, ...alsoTo];
+    const routes = targets.map((target) => engine.entriesFor(target, stored));
+    const admission = engine.admit(state, routes[0]!.length, stored.size, timeout);
+    return this.#sendRouted(engine, stored, admission, routes.flat(), () => {
+      for (const [i, target] of targets.entries()) engine.published(target, routes[i]!.length);
+    });
+  }
+
+  async #sendRouted(
+    engine: JmsEngine,
+    stored: StoredMessage,
+    admission: Admission | Promise<Admission>,
+    routed: Routed[],
+    published: () => void,
+  ): Promise<void> {
+    if (admission instanceof Promise) {
+      admission = await admission;
+      // Subscriptions that ended while the send waited do not take it.
+      routed = routed.filter((r) => !r.backlog.closed);
+    }
+    try {
+      published();
+      const delivered = this.#deliver(engine, stored, routed);
+      if (delivered) await delivered;
+    } finally {
+      admission.release();
+    }
+  }
+
+  /** Hands routed entries to their backlogs: held as uncommitted in a transaction, else after the store has a persistent message. */
+  #deliver(engine: JmsEngine, stored: StoredMessage, routed: Routed[]): Promise<void> | undefined {
     if (this.#session.transacted) {
       this.#session.holdUncommitted(stored, routed);
-      return;
+      return undefined;
     }
     if (stored.persistent) {
       const operations = engine.sendOperations(stored, routed);
-      if (operations.length > 0) await engine.commit(operations);
+      if (operations.length > 0) return engine.commit(operations).then(() => add(engine, stored, routed));
     }
-    for (const { backlog, entry } of routed) backlog.add(entry);
-    if (stored.persistent) engine.pageOutIfOverThreshold(stored);
+    add(engine, stored, routed);
+    return undefined;
   }
 
   /**
@@ -239,6 +291,11 @@ export class MessageProducer {
     this.#closed = true;
     this.#session.producerClosed(this);
   }
+}
+
+function add(engine: JmsEngine, stored: StoredMessage, routed: readonly Routed[]): void {
+  for (const { backlog, entry } of routed) backlog.add(entry);
+  if (stored.persistent) engine.pageOutIfOverThreshold(stored);
 }
 
 function isMessage(value: unknown): value is Message {

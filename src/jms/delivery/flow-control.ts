@@ -3,6 +3,11 @@
  * slows producers between a high and a low threshold, and the IQ-Manager producer throttling
  * (`004`). A send that may not go in yet waits here; it fails with a ResourceAllocation error
  * when its send timeout runs out, or at once when the timeout is 0.
+ *
+ * An admitted send reserves the room it will take (messages and bytes) at once, and keeps it
+ * until its entries are held by their backlogs, so sends admitted together cannot pass a quota
+ * together while a store commit is under way. Waiting sends are let in oldest first, each only
+ * when there is room for it, and none takes room an older send to the same place waits for.
  */
 import type { ScheduledTimer, TimerQueue } from '../clock.js';
 import { ResourceAllocationError } from '../errors.js';
@@ -48,6 +53,12 @@ export interface ThrottlingOptions {
   lag?: number;
 }
 
+/** Room admitted sends have claimed and not yet filled with entries. */
+export interface Reserved {
+  messages: number;
+  bytes: number;
+}
+
 /** What admission needs to know about one destination. */
 export interface AdmissionTarget {
   /** `queue://name`, for error messages. */
@@ -55,17 +66,49 @@ export interface AdmissionTarget {
   held(): Held;
   readonly quota: Quota;
   readonly thresholds: FlowThresholds | undefined;
+  /** Room reserved by admitted sends whose entries are not held yet; kept here by admission. */
+  readonly reserved: Reserved;
   /** Flow-control and throttling state, kept here between sends. */
   flowControlOn: boolean;
   throttled: boolean;
 }
 
+/** One destination a send goes to, and how many entries it takes there (a topic: one per subscription). */
+export interface AdmissionPart {
+  readonly target: AdmissionTarget;
+  readonly entries: number;
+}
+
+/**
+ * The room an admitted send holds. The sender releases it once the send's entries are held by
+ * their backlogs (they count from then on), or when the send fails.
+ */
+export interface Admission {
+  release(): void;
+}
+
+/** Why a send may not go in now. */
+interface Refusal {
+  readonly reason: 'destination' | 'server' | 'throttled';
+  readonly target: AdmissionTarget;
+}
+
 interface Waiter {
-  target: AdmissionTarget;
-  size: number;
-  resolve(): void;
+  readonly request: Request;
+  /** Why it waits, as last seen: the reason it fails with, and whom it holds up. */
+  refusal: Refusal;
+  /** The send timeout it started with, for the error. */
+  readonly timeoutMs: number;
+  resolve(admission: Admission): void;
   reject(error: Error): void;
   timer: ScheduledTimer | undefined;
+}
+
+/** A send flow control makes wait `delayMs` before it is admitted; deleting its destination cancels it. */
+interface Slowed {
+  readonly request: Request;
+  reject(error: Error): void;
+  timer: ScheduledTimer;
 }
 
 const THROTTLING_DEFAULTS: Required<ThrottlingOptions> = {
@@ -74,9 +117,18 @@ const THROTTLING_DEFAULTS: Required<ThrottlingOptions> = {
   lag: 100,
 };
 
+/** What a send to a destination with nothing to check holds: nothing. */
+const FREE: Admission = Object.freeze({ release() {} });
+
 export class FlowControl {
+  /** Waiting sends, oldest first. */
   readonly #waiters: Waiter[] = [];
+  readonly #slowed = new Set<Slowed>();
   readonly #throttling: Required<ThrottlingOptions> | undefined;
+  /** Room reserved against the gateway-wide quota. */
+  readonly #reserved: Reserved = { messages: 0, bytes: 0 };
+  /** Whether anything gateway-wide can hold a send back: a quota or throttling. */
+  readonly #serverChecks: boolean;
 
   constructor(
     private readonly timers: TimerQueue,
@@ -88,6 +140,7 @@ export class FlowControl {
     this.#throttling = throttling
       ? { ...THROTTLING_DEFAULTS, ...(throttling === true ? {} : throttling) }
       : undefined;
+    this.#serverChecks = this.#throttling !== undefined || limits(serverQuota);
   }
 
   /** Resolved throttling settings, or undefined when throttling is off. */
@@ -96,53 +149,80 @@ export class FlowControl {
   }
 
   /**
-   * Lets a send of `size` bytes into `target` go on. Returns undefined when it may go at once
-   * (the hot path allocates nothing), else a promise that settles when it may, or rejects.
+   * Admits a send of `size` bytes that takes `entries` entries in `target`. Returns the room it
+   * holds when it may go at once (a destination with nothing to check costs nothing), else a
+   * promise of it that rejects when the send may not go in.
    */
-  admit(target: AdmissionTarget, size: number, timeoutMs: number): Promise<void> | undefined {
-    const wait = this.#mustWait(target, size);
-    if (wait === undefined) return undefined;
-    if (wait === 'slow') return this.#slowDown(target, size, timeoutMs);
-    if (timeoutMs <= 0) return Promise.reject(this.#fullError(target, wait, timeoutMs));
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { target, size, resolve, reject, timer: undefined };
-      waiter.timer = this.timers.after(timeoutMs, () => {
-        this.#remove(waiter);
-        reject(this.#fullError(target, this.#mustWait(target, size) ?? wait, timeoutMs));
-      });
-      this.#waiters.push(waiter);
-    });
+  admit(
+    target: AdmissionTarget,
+    entries: number,
+    size: number,
+    timeoutMs: number,
+  ): Admission | Promise<Admission> {
+    if (!this.#serverChecks && !checks(target)) return FREE;
+    return this.#admit(new Request(this, target, entries, size), timeoutMs);
   }
 
-  /** Whether `target` has room for a message of `size` bytes under its quotas, now. */
+  /** Admits a send that goes to several destinations (a distributed topic): all have room, or it waits. */
+  admitAll(parts: readonly AdmissionPart[], size: number, timeoutMs: number): Admission | Promise<Admission> {
+    if (!this.#serverChecks && parts.every((part) => !checks(part.target))) return FREE;
+    const [first] = parts;
+    if (!first) return FREE;
+    return this.#admit(new Request(this, first.target, first.entries, size, parts), timeoutMs);
+  }
+
+  /** Whether `target` has room for one entry of `size` bytes under its quotas, now. */
   hasRoom(target: AdmissionTarget, size: number): boolean {
-    return !exceeds(target.held(), size, target.quota) && !exceeds(this.server(), size, this.serverQuota);
+    return (
+      !exceeds(target.held(), target.reserved, 1, size, target.quota) &&
+      !exceeds(this.server(), this.#reserved, 1, size, this.serverQuota)
+    );
   }
 
-  /** Messages left some destination: wake the sends that may now go in, oldest first. */
+  /** Room was freed (messages left, a reservation ended): let in waiting sends that fit, oldest first. */
   changed(): void {
     if (this.#waiters.length === 0) return;
+    const heldUp = new Set<AdmissionTarget>();
+    let serverHeldUp = false;
     for (const waiter of [...this.#waiters]) {
-      const wait = this.#mustWait(waiter.target, waiter.size);
-      if (wait !== undefined && wait !== 'slow') continue;
+      const { request } = waiter;
+      const behind = serverHeldUp || request.parts.some((part) => heldUp.has(part.target));
+      const refusal = behind ? undefined : this.#refusal(request);
+      if (behind || (refusal !== undefined && refusal !== 'slow')) {
+        if (refusal !== undefined && refusal !== 'slow') waiter.refusal = refusal;
+        for (const part of request.parts) heldUp.add(part.target);
+        if (waiter.refusal.reason === 'server') serverHeldUp = true;
+        continue;
+      }
+      // It already waited for room: flow control does not slow it on top.
       this.#remove(waiter);
       waiter.timer?.cancel();
-      waiter.resolve();
+      waiter.resolve(request.hold());
     }
   }
 
-  /** The destination was deleted: its blocked sends fail (DST-6). */
+  /** The destination was deleted: its blocked and slowed sends fail (DST-6). */
   cancel(target: AdmissionTarget): void {
+    const error = () =>
+      new ResourceAllocationError(
+        `send cancelled: destination '${target.label}' was deleted while the send waited for room`,
+      );
+    for (const slowed of [...this.#slowed]) {
+      if (!slowed.request.goesTo(target)) continue;
+      this.#slowed.delete(slowed);
+      slowed.timer.cancel();
+      slowed.reject(error());
+    }
+    let cancelled = false;
     for (const waiter of [...this.#waiters]) {
-      if (waiter.target !== target) continue;
+      if (!waiter.request.goesTo(target)) continue;
       this.#remove(waiter);
       waiter.timer?.cancel();
-      waiter.reject(
-        new ResourceAllocationError(
-          `send cancelled: destination '${target.label}' was deleted while the send waited for room`,
-        ),
-      );
+      waiter.reject(error());
+      cancelled = true;
     }
+    // Sends behind the cancelled ones may fit now.
+    if (cancelled) this.changed();
   }
 
   /** Sends waiting now. */
@@ -150,31 +230,74 @@ export class FlowControl {
     return this.#waiters.length;
   }
 
+  /** @internal Counts room taken (or, negative, given back) against the gateway-wide quota. */
+  reserveOnServer(entries: number, bytes: number): void {
+    this.#reserved.messages += entries;
+    this.#reserved.bytes += bytes;
+  }
+
+  #admit(request: Request, timeoutMs: number): Admission | Promise<Admission> {
+    const refusal = this.#waiterAhead(request) ?? this.#refusal(request);
+    if (refusal === undefined) return request.hold();
+    if (refusal === 'slow') return this.#slowDown(request, timeoutMs);
+    return this.#wait(request, timeoutMs, timeoutMs, refusal);
+  }
+
   #remove(waiter: Waiter): void {
     const index = this.#waiters.indexOf(waiter);
     if (index >= 0) this.#waiters.splice(index, 1);
   }
 
-  /** Why a send must wait: a quota it would exceed, throttling, 'slow' (flow control), or undefined. */
-  #mustWait(
-    target: AdmissionTarget,
-    size: number,
-  ): 'destination' | 'server' | 'throttled' | 'slow' | undefined {
-    const held = target.held();
-    if (exceeds(held, size, target.quota)) return 'destination';
-    if (exceeds(this.server(), size, this.serverQuota)) return 'server';
-    if (this.#throttling && this.#updateThrottle(target, held)) return 'throttled';
-    if (target.thresholds && this.#updateFlowControl(target, held)) return 'slow';
+  /** An older waiting send that wants room this one would take: this one queues behind it. */
+  #waiterAhead(request: Request): Refusal | undefined {
+    for (const waiter of this.#waiters) {
+      if (waiter.refusal.reason === 'server') return waiter.refusal;
+      if (request.parts.some((part) => waiter.request.goesTo(part.target))) return waiter.refusal;
+    }
     return undefined;
   }
 
+  /** Why a send may not go in: a quota it would exceed, throttling, 'slow' (flow control), or undefined. */
+  #refusal(request: Request): Refusal | 'slow' | undefined {
+    const { parts, size } = request;
+    for (const { target, entries } of parts) {
+      if (exceeds(target.held(), target.reserved, entries, size, target.quota))
+        return { reason: 'destination', target };
+    }
+    if (exceeds(this.server(), this.#reserved, request.totalEntries, size, this.serverQuota))
+      return { reason: 'server', target: request.target };
+    if (this.#throttling) {
+      for (const { target } of parts)
+        if (this.#updateThrottle(target)) return { reason: 'throttled', target };
+    }
+    let slow = false;
+    for (const { target } of parts) if (target.thresholds && this.#updateFlowControl(target)) slow = true;
+    return slow ? 'slow' : undefined;
+  }
+
+  #wait(request: Request, timeoutMs: number, remainingMs: number, refusal: Refusal): Promise<Admission> {
+    if (remainingMs <= 0) return Promise.reject(this.#fullError(refusal, timeoutMs));
+    return new Promise<Admission>((resolve, reject) => {
+      const waiter: Waiter = { request, refusal, timeoutMs, resolve, reject, timer: undefined };
+      waiter.timer = this.timers.after(remainingMs, () => {
+        this.#remove(waiter);
+        const now = this.#refusal(request);
+        reject(this.#fullError(now !== undefined && now !== 'slow' ? now : waiter.refusal, timeoutMs));
+        // It may have held up sends behind it that fit.
+        this.changed();
+      });
+      this.#waiters.push(waiter);
+    });
+  }
+
   /** DLV-8: on when server and destination are both over; off when either is back under (destination: under threshold minus lag). */
-  #updateThrottle(target: AdmissionTarget, held: Held): boolean {
+  #updateThrottle(target: AdmissionTarget): boolean {
     const t = this.#throttling!;
-    const server = this.server().messages;
+    const server = this.server().messages + this.#reserved.messages;
+    const held = target.held().messages + target.reserved.messages;
     if (!target.throttled) {
-      target.throttled = server > t.serverThreshold && held.messages > t.destinationThreshold;
-    } else if (server < t.serverThreshold || held.messages < t.destinationThreshold - t.lag) {
+      target.throttled = server > t.serverThreshold && held > t.destinationThreshold;
+    } else if (server < t.serverThreshold || held < t.destinationThreshold - t.lag) {
       target.throttled = false;
     }
     return target.throttled;
@@ -185,36 +308,49 @@ export class FlowControl {
    * low one (messages and bytes alike): holding exactly a threshold changes nothing, as the
    * docs' "above" and "below" say. A missing low threshold is the high one.
    */
-  #updateFlowControl(target: AdmissionTarget, held: Held): boolean {
+  #updateFlowControl(target: AdmissionTarget): boolean {
     const th = target.thresholds!;
+    const held = target.held();
+    const messages = held.messages + target.reserved.messages;
+    const bytes = held.bytes + target.reserved.bytes;
     if (!target.flowControlOn) {
       target.flowControlOn =
-        (th.messagesHigh !== undefined && held.messages > th.messagesHigh) ||
-        (th.bytesHigh !== undefined && held.bytes > th.bytesHigh);
+        (th.messagesHigh !== undefined && messages > th.messagesHigh) ||
+        (th.bytesHigh !== undefined && bytes > th.bytesHigh);
     } else {
-      const belowMessages =
-        th.messagesHigh === undefined || held.messages < (th.messagesLow ?? th.messagesHigh);
-      const belowBytes = th.bytesHigh === undefined || held.bytes < (th.bytesLow ?? th.bytesHigh);
+      const belowMessages = th.messagesHigh === undefined || messages < (th.messagesLow ?? th.messagesHigh);
+      const belowBytes = th.bytesHigh === undefined || bytes < (th.bytesLow ?? th.bytesHigh);
       if (belowMessages && belowBytes) target.flowControlOn = false;
     }
     return target.flowControlOn;
   }
 
-  /** Flow control: the send goes in after a delay (or sooner if the destination drains), unless a quota stops it. */
-  #slowDown(target: AdmissionTarget, size: number, timeoutMs: number): Promise<void> {
-    const delay = target.thresholds?.delayMs ?? 50;
-    return new Promise<void>((resolve) => this.timers.after(delay, resolve)).then(() => {
-      const wait = this.#mustWait(target, size);
-      if (wait === undefined || wait === 'slow') return undefined;
-      return this.admit(target, size, Math.max(0, timeoutMs - delay));
+  /** Flow control: the send is admitted after a delay, unless a quota (or an older send) stops it then. */
+  #slowDown(request: Request, timeoutMs: number): Promise<Admission> {
+    let delay = 0;
+    for (const { target } of request.parts)
+      if (target.flowControlOn) delay = Math.max(delay, target.thresholds?.delayMs ?? 50);
+    return new Promise<Admission>((resolve, reject) => {
+      const slowed: Slowed = {
+        request,
+        reject,
+        timer: this.timers.after(delay, () => {
+          this.#slowed.delete(slowed);
+          const refusal = this.#waiterAhead(request) ?? this.#refusal(request);
+          if (refusal === undefined || refusal === 'slow') resolve(request.hold());
+          else resolve(this.#wait(request, timeoutMs, timeoutMs - delay, refusal));
+        }),
+      };
+      this.#slowed.add(slowed);
     });
   }
 
-  #fullError(target: AdmissionTarget, why: string, timeoutMs: number): ResourceAllocationError {
+  #fullError(refusal: Refusal, timeoutMs: number): ResourceAllocationError {
+    const { reason, target } = refusal;
     const what =
-      why === 'destination'
+      reason === 'destination'
         ? `destination '${target.label}' is full (${describeQuota(target.quota)})`
-        : why === 'server'
+        : reason === 'server'
           ? `the gateway is full (${describeQuota(this.serverQuota)})`
           : `producers to '${target.label}' are throttled (the gateway holds more than ${this.#throttling?.serverThreshold} undelivered messages and the destination more than ${this.#throttling?.destinationThreshold})`;
     return new ResourceAllocationError(
@@ -223,10 +359,74 @@ export class FlowControl {
   }
 }
 
-function exceeds(held: Held, size: number, quota: Quota): boolean {
+/**
+ * A send asking for room: where it goes and, once admitted, the room it holds. A send to one
+ * destination is its own one part, so asking costs one object and its one-element list.
+ */
+class Request implements Admission, AdmissionPart {
+  readonly parts: readonly AdmissionPart[];
+  /** Entries over every part: what the gateway-wide quota counts. */
+  readonly totalEntries: number;
+  #held = false;
+
+  constructor(
+    private readonly flow: FlowControl,
+    readonly target: AdmissionTarget,
+    readonly entries: number,
+    readonly size: number,
+    parts?: readonly AdmissionPart[],
+  ) {
+    this.parts = parts ?? [this];
+    let total = 0;
+    for (const part of this.parts) total += part.entries;
+    this.totalEntries = total;
+  }
+
+  goesTo(target: AdmissionTarget): boolean {
+    return this.parts.some((part) => part.target === target);
+  }
+
+  /** Takes the room: the send is admitted. */
+  hold(): this {
+    this.#count(1);
+    this.#held = true;
+    return this;
+  }
+
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.#count(-1);
+    // Usually the send's entries hold the room now; when the send failed it is free again.
+    this.flow.changed();
+  }
+
+  #count(sign: 1 | -1): void {
+    for (const { target, entries } of this.parts) {
+      target.reserved.messages += sign * entries;
+      target.reserved.bytes += sign * entries * this.size;
+    }
+    this.flow.reserveOnServer(sign * this.totalEntries, sign * this.totalEntries * this.size);
+  }
+}
+
+/** Whether a quota limits anything. */
+function limits(quota: Quota): boolean {
+  return quota.messagesMaximum !== undefined || quota.bytesMaximum !== undefined;
+}
+
+/** Whether admission has anything to check for sends to `target` itself. */
+function checks(target: AdmissionTarget): boolean {
+  return target.thresholds !== undefined || limits(target.quota);
+}
+
+/** Whether `entries` more entries of `size` bytes would pass the quota, counting room already reserved. */
+function exceeds(held: Held, reserved: Reserved, entries: number, size: number, quota: Quota): boolean {
+  if (entries === 0) return false;
   return (
-    (quota.messagesMaximum !== undefined && held.messages + 1 > quota.messagesMaximum) ||
-    (quota.bytesMaximum !== undefined && held.bytes + size > quota.bytesMaximum)
+    (quota.messagesMaximum !== undefined &&
+      held.messages + reserved.messages + entries > quota.messagesMaximum) ||
+    (quota.bytesMaximum !== undefined && held.bytes + reserved.bytes + entries * size > quota.bytesMaximum)
   );
 }
 

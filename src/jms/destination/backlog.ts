@@ -175,9 +175,11 @@ export class Backlog {
     this.#setState(entry, 'uncommitted');
   }
 
-  /** Drops an uncommitted send (rollback). */
+  /** Drops an uncommitted send (rollback): the room it held is free for blocked sends. */
   discardUncommitted(entry: Entry): void {
-    if (entry.state === 'uncommitted') this.#setState(entry, 'removed');
+    if (entry.state !== 'uncommitted') return;
+    this.#setState(entry, 'removed');
+    this.hooks.drained();
   }
 
   /**

@@ -3,7 +3,7 @@
  * subscriptions, each with its own backlog, found through a subscriber index (SEL-6).
  */
 import { SubscriberIndex, parseSelector, type MessageSelector } from '../selector/index.js';
-import type { AdmissionTarget, FlowThresholds, Held, Quota } from '../delivery/flow-control.js';
+import type { AdmissionTarget, FlowThresholds, Held, Quota, Reserved } from '../delivery/flow-control.js';
 import { Backlog, type BacklogHooks, type BacklogOptions } from './backlog.js';
 import type { Destination } from './destination.js';
 import type { DestinationOptions } from './destination-options.js';
@@ -29,6 +29,7 @@ abstract class DestinationStateBase implements AdmissionTarget {
   messagesExpiredAtSend = 0;
   flowControlOn = false;
   throttled = false;
+  readonly reserved: Reserved = { messages: 0, bytes: 0 };
   readonly quota: Quota;
 
   constructor(

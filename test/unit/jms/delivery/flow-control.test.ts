@@ -80,6 +80,156 @@ async function goesAtOnce(send: Promise<void>): Promise<boolean> {
   return sent;
 }
 
+test('quota - concurrent persistent sends cannot all pass a full destination: room is reserved when a send is admitted (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 });
+  await t.engine.createQueue('q', { messagesMaximum: 2 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  const outcomes = await Promise.allSettled(
+    [1, 2, 3, 4, 5].map((i) => producer.send(new TextMessage(`${i}`))),
+  );
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected'],
+  );
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
+  await t.close();
+});
+
+test('quota - the gateway-wide quota reserves room for concurrent persistent sends too (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 2 } });
+  const session = t.connect().createSession();
+  const outcomes = await Promise.allSettled(
+    ['a', 'b', 'c'].map((name) =>
+      session.createProducer(session.createQueue(name)).send(new TextMessage(name)),
+    ),
+  );
+  assert.deepEqual(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'fulfilled', 'rejected'],
+  );
+  await t.close();
+});
+
+test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 10_000 });
+  await t.engine.createQueue('q', { messagesMaximum: 2 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  await producer.send(new TextMessage('a'));
+  await producer.send(new TextMessage('b'));
+  const sent: string[] = [];
+  const waiting = ['w1', 'w2', 'w3'].map((text) =>
+    producer.send(new TextMessage(text)).then(() => sent.push(text)),
+  );
+  await settle();
+  assert.equal(t.engine.blockedSends, 3);
+  const consumer = session.createConsumer(session.createQueue('q'));
+  await consumer.receiveNoWait();
+  await settle();
+  assert.deepEqual(sent, ['w1'], 'one message out, one send in');
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
+  assert.equal(t.engine.blockedSends, 2);
+  await consumer.receiveNoWait();
+  await consumer.receiveNoWait();
+  await Promise.all(waiting);
+  assert.deepEqual(sent, ['w1', 'w2', 'w3']);
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
+  await t.close();
+});
+
+test('quota - a waiting send is not overtaken by later ones that would fit: room goes oldest first (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 10_000 });
+  await t.engine.createQueue('q', { bytesMaximum: 10 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  await producer.send(new TextMessage('12345'));
+  await producer.send(new TextMessage('12345'));
+  const sent: string[] = [];
+  const big = producer.send(new TextMessage('12345678')).then(() => sent.push('big'));
+  const small = producer.send(new TextMessage('12')).then(() => sent.push('small'));
+  await settle();
+  const consumer = session.createConsumer(session.createQueue('q'));
+  await consumer.receiveNoWait();
+  await settle();
+  assert.deepEqual(sent, [], '5 bytes free: the big send does not fit, and the small one waits behind it');
+  const late = session.createProducer(session.createQueue('q'));
+  late.setSendTimeout(0);
+  await assert.rejects(
+    late.send(new TextMessage('1'), { deliveryMode: DeliveryMode.NON_PERSISTENT }),
+    /destination 'queue:\/\/q' is full/,
+    'a new send does not take room an older one waits for',
+  );
+  const elsewhere = session.createProducer(session.createQueue('other'));
+  await elsewhere.send(new TextMessage('free'));
+  await consumer.receiveNoWait();
+  await Promise.all([big, small]);
+  assert.deepEqual(sent, ['big', 'small']);
+  assert.equal(t.engine.destinationStatistics('queue://q').bytesCurrent, 10);
+  await t.close();
+});
+
+test('quota - a send that times out at the head of the line lets the ones behind it in (DLV-7)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { bytesMaximum: 10 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  await producer.send(new TextMessage('12345'));
+  await producer.send(new TextMessage('12345'));
+  await session.createConsumer(session.createQueue('q')).receiveNoWait();
+  producer.setSendTimeout(1000);
+  const big = producer.send(new TextMessage('12345678')).then(
+    () => 'sent',
+    () => 'failed',
+  );
+  producer.setSendTimeout(5000);
+  let small = false;
+  const smallSend = producer.send(new TextMessage('12')).then(() => (small = true));
+  await settle();
+  assert.equal(small, false);
+  await t.clock.advance(1000);
+  assert.equal(await big, 'failed');
+  await smallSend;
+  assert.equal(t.engine.destinationStatistics('queue://q').bytesCurrent, 7);
+  await t.close();
+});
+
+test('quota - a persistent send the store refuses gives its reserved room back (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 });
+  await t.engine.createQueue('q', { messagesMaximum: 1 });
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  t.store.failNextCommit(new Error('disk full'));
+  await assert.rejects(producer.send(new TextMessage('lost')), /disk full/);
+  await producer.send(new TextMessage('kept'));
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
+  await t.close();
+});
+
+test('quota - an uncommitted send holds its room until commit; a rollback frees it for a waiting send (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 10_000 });
+  await t.engine.createQueue('q', { messagesMaximum: 1 });
+  const connection = t.connect();
+  const tx = connection.createSession(true);
+  await tx.createProducer(tx.createQueue('q')).send(new TextMessage('uncommitted'));
+  const session = connection.createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setSendTimeout(0);
+  await assert.rejects(producer.send(new TextMessage('no room')), /is full \(messagesMaximum 1\)/);
+  producer.setSendTimeout(10_000);
+  let sent = false;
+  const waiting = producer.send(new TextMessage('waits')).then(() => (sent = true));
+  await settle();
+  assert.equal(sent, false);
+  await tx.rollback();
+  await waiting;
+  assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
+  await t.close();
+});
+
 test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async () => {
   const t = testEngine();
   await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
