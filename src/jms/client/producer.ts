@@ -212,12 +212,13 @@ export class MessageProducer {
         engine.published(state, routed.length),
       );
     }
-    // A distributed topic delivers to all its members (DST-8).
+    // A distributed topic delivers to all its members (DST-8): every one of them must have room.
     const targets = [state, ...alsoTo];
     const routes = targets.map((target) => engine.entriesFor(target, stored));
-    const admission = engine.admit(state, routes[0]!.length, stored.size, timeout);
+    const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
+    const admission = engine.admitAll(parts, stored.size, timeout);
     return this.#sendRouted(engine, stored, admission, routes.flat(), () => {
-      for (const [i, target] of targets.entries()) engine.published(target, routes[i]!.length);
+      for (const { target, entries } of parts) engine.published(target, entries);
     });
   }
 

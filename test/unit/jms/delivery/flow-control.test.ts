@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeliveryMode, ResourceAllocationError, TextMessage } from '../../../../src/index.js';
+import { DeliveryMode, ResourceAllocationError, TextMessage, Topic } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
 
@@ -227,6 +227,57 @@ test('quota - an uncommitted send holds its room until commit; a rollback frees 
   await tx.rollback();
   await waiting;
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
+  await t.close();
+});
+
+test('quota - a send to a distributed topic needs room in every member it goes to (DLV-7, DST-8)', async () => {
+  const t = testEngine({ sendTimeout: 0 });
+  await t.engine.createTopic('east');
+  await t.engine.createTopic('west', { messagesMaximum: 1 });
+  const prices = await t.engine.createDistributedDestination('topic', 'prices', [
+    { name: 'east' },
+    { name: 'west' },
+  ]);
+  const session = t.connect().createSession();
+  session.createConsumer(new Topic('east'));
+  session.createConsumer(new Topic('west'));
+  const producer = session.createProducer(prices);
+  await producer.send(new TextMessage('1'));
+  await assert.rejects(
+    producer.send(new TextMessage('2')),
+    /destination 'topic:\/\/west' is full \(messagesMaximum 1\)/,
+  );
+  assert.equal(t.engine.destinationStatistics('topic://west').messagesCurrent, 1);
+  assert.equal(
+    t.engine.destinationStatistics('topic://east').messagesCurrent,
+    1,
+    'a refused send goes to no member',
+  );
+  await t.close();
+});
+
+test('quota - a send to a distributed topic waits until every member has room (DLV-7, DST-8)', async () => {
+  const t = testEngine({ sendTimeout: 10_000 });
+  await t.engine.createTopic('east', { messagesMaximum: 1 });
+  await t.engine.createTopic('west', { messagesMaximum: 1 });
+  const prices = await t.engine.createDistributedDestination('topic', 'prices', [
+    { name: 'east' },
+    { name: 'west' },
+  ]);
+  const session = t.connect().createSession();
+  const east = session.createConsumer(new Topic('east'));
+  const west = session.createConsumer(new Topic('west'));
+  const producer = session.createProducer(prices);
+  await producer.send(new TextMessage('1'));
+  let sent = false;
+  const waiting = producer.send(new TextMessage('2')).then(() => (sent = true));
+  await east.receiveNoWait();
+  await settle();
+  assert.equal(sent, false, "'west' is still full");
+  await west.receiveNoWait();
+  await waiting;
+  assert.equal(t.engine.destinationStatistics('topic://east').messagesCurrent, 1);
+  assert.equal(t.engine.destinationStatistics('topic://west').messagesCurrent, 1);
   await t.close();
 });
 
