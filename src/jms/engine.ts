@@ -31,6 +31,7 @@ import {
 import { ExpiryPolicies } from './delivery/expiry.js';
 import { ErrorDestinationParking, type ParkedMove } from './delivery/error-destination-parking.js';
 import type { SharedTally } from './destination/backlog-statistics.js';
+import { Undelivered, type UndeliveredTotal } from './destination/undelivered.js';
 import { type Schedule, parseSchedule } from './schedule.js';
 import { parseSelector } from './selector/index.js';
 import {
@@ -136,8 +137,10 @@ export class JmsEngine {
   /** Set while the store's definitions are restored (see #recover). */
   #recovering = false;
   readonly #hooks: BacklogHooks;
-  /** Messages held by every backlog together (quotas, throttling). */
+  /** Messages held by every backlog together (quotas, paging). */
   readonly #total: SharedTally = { messages: 0, bytes: 0 };
+  /** Undelivered messages of every destination together (throttling's server threshold, DLV-8). */
+  readonly #undelivered: UndeliveredTotal = { messages: 0 };
   readonly #flowControl: FlowControl;
   readonly #expiry: ExpiryPolicies;
   /** Undeliverable messages waiting for room in a full error destination (DLV-3). */
@@ -150,6 +153,7 @@ export class JmsEngine {
     this.#flowControl = new FlowControl(
       this.timers,
       () => this.#total,
+      () => this.#undelivered.messages,
       options.quota ?? {},
       options.throttling,
     );
@@ -358,17 +362,25 @@ export class JmsEngine {
 
   #register(handle: Destination, options: DestinationOptions): DestinationState {
     const state =
-      handle.kind === 'queue' ? this.#newQueueState(handle, options) : new TopicState(handle, options);
+      handle.kind === 'queue'
+        ? this.#newQueueState(handle, options)
+        : new TopicState(handle, options, this.#newUndelivered(true));
     this.#destinations.set(handle.toString(), state);
     this.logger.info({ destination: handle.toString() }, 'destination created');
     return state;
   }
 
   #newQueueState(handle: Destination, options: DestinationOptions): QueueState {
-    const state = new QueueState(handle, options, this.#hooks);
+    const state = new QueueState(handle, options, this.#newUndelivered(false), this.#hooks);
     this.#owners.set(state.backlog, state);
     if (!handle.temporary && options.storeEnabled !== false) this.#durableBacklogs.add(state.backlog);
     return state;
+  }
+
+  /** What throttling counts of a new destination (DLV-8); nothing while throttling is off. */
+  #newUndelivered(shared: boolean): Undelivered | undefined {
+    if (!this.#flowControl.throttling) return undefined;
+    return new Undelivered(this.#undelivered, shared, () => this.#flowControl.changed());
   }
 
   /**

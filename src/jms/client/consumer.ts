@@ -77,6 +77,11 @@ export class MessageConsumer implements BacklogConsumer {
   // --- BacklogConsumer ---
 
   /** @internal */
+  get transacted(): boolean {
+    return this.#session.transacted;
+  }
+
+  /** @internal */
   hasCapacity(): boolean {
     // A closing session puts its messages back before it closes its consumers: they must not
     // take them again (counted, handed to a closed session, and in a transaction never returned).

@@ -57,6 +57,8 @@ export interface ThrottlingOptions {
 export interface Reserved {
   messages: number;
   bytes: number;
+  /** Messages, as throttling counts them: a topic message once, however many entries it takes. */
+  undelivered: number;
 }
 
 /** What admission needs to know about one destination. */
@@ -64,6 +66,8 @@ export interface AdmissionTarget {
   /** `queue://name`, for error messages. */
   readonly label: string;
   held(): Held;
+  /** Messages not yet had by every subscriber, while throttling is on (DLV-8); undefined while it is off. */
+  readonly undelivered: { readonly messages: number } | undefined;
   readonly quota: Quota;
   readonly thresholds: FlowThresholds | undefined;
   /** Room reserved by admitted sends whose entries are not held yet; kept here by admission. */
@@ -126,7 +130,7 @@ export class FlowControl {
   readonly #slowed = new Set<Slowed>();
   readonly #throttling: Required<ThrottlingOptions> | undefined;
   /** Room reserved against the gateway-wide quota. */
-  readonly #reserved: Reserved = { messages: 0, bytes: 0 };
+  readonly #reserved: Reserved = { messages: 0, bytes: 0, undelivered: 0 };
   /** Whether anything gateway-wide can hold a send back: a quota or throttling. */
   readonly #serverChecks: boolean;
 
@@ -134,6 +138,8 @@ export class FlowControl {
     private readonly timers: TimerQueue,
     /** Gateway-wide held counts. */
     private readonly server: () => Held,
+    /** Gateway-wide undelivered messages (throttling's server threshold). */
+    private readonly serverUndelivered: () => number,
     private readonly serverQuota: Quota,
     throttling: ThrottlingOptions | boolean | undefined,
   ) {
@@ -230,10 +236,11 @@ export class FlowControl {
     return this.#waiters.length;
   }
 
-  /** @internal Counts room taken (or, negative, given back) against the gateway-wide quota. */
-  reserveOnServer(entries: number, bytes: number): void {
+  /** @internal Counts room taken (or, negative, given back) against the gateway's quota and thresholds. */
+  reserveOnServer(entries: number, bytes: number, undelivered: number): void {
     this.#reserved.messages += entries;
     this.#reserved.bytes += bytes;
+    this.#reserved.undelivered += undelivered;
   }
 
   #admit(request: Request, timeoutMs: number): Admission | Promise<Admission> {
@@ -290,14 +297,18 @@ export class FlowControl {
     });
   }
 
-  /** DLV-8: on when server and destination are both over; off when either is back under (destination: under threshold minus lag). */
+  /**
+   * DLV-8: on when the gateway and the destination are both over their thresholds; off when
+   * either is back under (the destination: under threshold minus lag). Both count undelivered
+   * messages, as `004` does, and sends admitted but not yet landed.
+   */
   #updateThrottle(target: AdmissionTarget): boolean {
     const t = this.#throttling!;
-    const server = this.server().messages + this.#reserved.messages;
-    const held = target.held().messages + target.reserved.messages;
+    const server = this.serverUndelivered() + this.#reserved.undelivered;
+    const undelivered = (target.undelivered?.messages ?? 0) + target.reserved.undelivered;
     if (!target.throttled) {
-      target.throttled = server > t.serverThreshold && held > t.destinationThreshold;
-    } else if (server < t.serverThreshold || held < t.destinationThreshold - t.lag) {
+      target.throttled = server > t.serverThreshold && undelivered > t.destinationThreshold;
+    } else if (server < t.serverThreshold || undelivered < t.destinationThreshold - t.lag) {
       target.throttled = false;
     }
     return target.throttled;
@@ -402,11 +413,15 @@ class Request implements Admission, AdmissionPart {
   }
 
   #count(sign: 1 | -1): void {
+    let undelivered = 0;
     for (const { target, entries } of this.parts) {
+      if (entries === 0) continue;
       target.reserved.messages += sign * entries;
       target.reserved.bytes += sign * entries * this.size;
+      target.reserved.undelivered += sign;
+      undelivered += sign;
     }
-    this.flow.reserveOnServer(sign * this.totalEntries, sign * this.totalEntries * this.size);
+    this.flow.reserveOnServer(sign * this.totalEntries, sign * this.totalEntries * this.size, undelivered);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Entry, EntryState } from './entry.js';
+import type { Undelivered } from './undelivered.js';
 
 /** Message and byte counts for one state. */
 export interface Tally {
@@ -14,7 +15,11 @@ export interface SharedTally {
 
 /** Counters a backlog keeps as entries move between states (DST-9, and pending by cause). */
 export class BacklogStatistics {
-  constructor(private readonly total: SharedTally = { messages: 0, bytes: 0 }) {}
+  constructor(
+    private readonly total: SharedTally = { messages: 0, bytes: 0 },
+    /** The destination's undelivered messages, while producer throttling is on (DLV-8). */
+    private readonly undelivered?: Undelivered | undefined,
+  ) {}
 
   readonly byState: Record<Exclude<EntryState, 'removed'>, Tally> = {
     uncommitted: { messages: 0, bytes: 0 },
@@ -55,6 +60,7 @@ export class BacklogStatistics {
       tally.bytes += entry.size;
       if (from === 'removed') this.#checkHighWater();
     }
+    if (this.undelivered !== undefined) this.undelivered.track(entry, to);
   }
 
   /** Messages held in any live state. */

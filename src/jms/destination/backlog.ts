@@ -13,6 +13,7 @@ import type { ScheduledTimer, TimerQueue } from '../clock.js';
 import type { MessageSelector } from '../selector/index.js';
 import { BacklogStatistics, type SharedTally } from './backlog-statistics.js';
 import type { Entry, EntryState } from './entry.js';
+import type { Undelivered } from './undelivered.js';
 import {
   type DestinationKey,
   type OrderedEntries,
@@ -29,6 +30,8 @@ export interface BacklogConsumer {
   hasCapacity(): boolean;
   /** Hands over an entry, already in state `delivered`. */
   accept(entry: Entry): void;
+  /** Whether it has a message only once its session commits (throttling counts it until then, DLV-8). */
+  readonly transacted: boolean;
   /** The backlog was closed under it (its destination or subscription was deleted, DST-6). */
   backlogClosed(): void;
 }
@@ -62,6 +65,8 @@ export interface BacklogOptions {
    * handed out one at a time, in order. Default `JMSXGroupID`; null turns units of order off.
    */
   unitOfOrderProperty?: string | null | undefined;
+  /** Its destination's undelivered messages, counted while producer throttling is on (DLV-8). */
+  undelivered?: Undelivered | undefined;
 }
 
 export class Backlog {
@@ -85,7 +90,7 @@ export class Backlog {
     private readonly hooks: BacklogHooks,
     options: BacklogOptions = {},
   ) {
-    this.stats = new BacklogStatistics(hooks.total);
+    this.stats = new BacklogStatistics(hooks.total, options.undelivered);
     this.#keys = options.keys;
     this.#available = createOrderedEntries(options.keys);
     this.#unitOfOrderProperty =
@@ -329,8 +334,9 @@ export class Backlog {
         const entry = this.#take(slot);
         if (!entry) continue;
         this.#nextConsumer = (this.#nextConsumer + i + 1) % this.#slots.length;
-        this.#setState(entry, 'delivered');
+        // The holder first: whether it is transacted decides if throttling still counts the entry.
         entry.holder = slot.consumer;
+        this.#setState(entry, 'delivered');
         slot.consumer.accept(entry);
         progressed = true;
         break;

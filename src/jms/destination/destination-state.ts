@@ -8,6 +8,7 @@ import { Backlog, type BacklogHooks, type BacklogOptions } from './backlog.js';
 import type { Destination } from './destination.js';
 import type { DestinationOptions } from './destination-options.js';
 import type { StoredMessage } from './entry.js';
+import type { Undelivered } from './undelivered.js';
 
 /** The backlog options a destination's settings imply. */
 function backlogOptions(options: DestinationOptions): BacklogOptions {
@@ -29,12 +30,14 @@ abstract class DestinationStateBase implements AdmissionTarget {
   messagesExpiredAtSend = 0;
   flowControlOn = false;
   throttled = false;
-  readonly reserved: Reserved = { messages: 0, bytes: 0 };
+  readonly reserved: Reserved = { messages: 0, bytes: 0, undelivered: 0 };
   readonly quota: Quota;
 
   constructor(
     readonly handle: Destination,
     readonly options: DestinationOptions,
+    /** Its undelivered messages, counted while producer throttling is on (DLV-8). */
+    readonly undelivered: Undelivered | undefined,
   ) {
     this.quota = { messagesMaximum: options.messagesMaximum, bytesMaximum: options.bytesMaximum };
   }
@@ -60,9 +63,14 @@ export class QueueState extends DestinationStateBase {
   readonly kind = 'queue' as const;
   readonly backlog: Backlog;
 
-  constructor(handle: Destination, options: DestinationOptions, hooks: BacklogHooks) {
-    super(handle, options);
-    this.backlog = new Backlog(handle.toString(), hooks, backlogOptions(options));
+  constructor(
+    handle: Destination,
+    options: DestinationOptions,
+    undelivered: Undelivered | undefined,
+    hooks: BacklogHooks,
+  ) {
+    super(handle, options, undelivered);
+    this.backlog = new Backlog(handle.toString(), hooks, { ...backlogOptions(options), undelivered });
   }
 
   held(): Held {
@@ -101,7 +109,10 @@ export class Subscription {
     readonly spec: SubscriptionSpec,
     hooks: BacklogHooks,
   ) {
-    this.backlog = new Backlog(spec.key, hooks, backlogOptions(topic.options));
+    this.backlog = new Backlog(spec.key, hooks, {
+      ...backlogOptions(topic.options),
+      undelivered: topic.undelivered,
+    });
   }
 
   /** Whether a message published by this connection/client must skip it (DST-4). */

@@ -102,6 +102,8 @@ export class Entry {
   generation = 0;
   /** Whoever holds it while `delivered` (a consumer), to return it on close. */
   holder: unknown = undefined;
+  /** Whether producer throttling counts it as undelivered now (DLV-8); kept only while throttling is on. */
+  undelivered = false;
 
   constructor(readonly stored: StoredMessage) {}
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeliveryMode, ResourceAllocationError, TextMessage, Topic } from '../../../../src/index.js';
+import { DeliveryMode, ResourceAllocationError, Session, TextMessage, Topic } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
 
@@ -393,5 +393,109 @@ test('throttling - producers go on once the gateway falls below its threshold (D
   await drain.receiveNoWait();
   await drain.receiveNoWait();
   await throttled;
+  await t.close();
+});
+
+test('throttling - a topic message counts once, however many subscriptions hold it, until every subscriber has it (DLV-8)', async () => {
+  const t = testEngine(
+    { sendTimeout: 60_000 },
+    { throttling: { serverThreshold: 5, destinationThreshold: 5, lag: 1 } },
+  );
+  const session = t.connect().createSession();
+  const topic = session.createTopic('prices');
+  const first = session.createConsumer(topic);
+  const second = session.createConsumer(topic);
+  const producer = session.createProducer(topic);
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (let i = 0; i < 6; i++)
+    assert.equal(await goesAtOnce(producer.send(new TextMessage(`${i}`))), true, `publish ${i}`);
+  const throttled = producer.send(new TextMessage('6'));
+  assert.equal(await goesAtOnce(throttled), false, '6 messages are over 5, counted once each');
+  for (let i = 0; i < 6; i++) await first.receiveNoWait();
+  await settle();
+  assert.equal(t.engine.blockedSends, 1, 'the second subscriber has none of them yet');
+  for (let i = 0; i < 3; i++) await second.receiveNoWait();
+  await settle();
+  assert.equal(t.engine.blockedSends, 0, '3 undelivered is below 5 - 1');
+  await throttled;
+  await t.close();
+});
+
+test('throttling - a message delivered outside a transaction stops counting; one received in a transaction counts until commit (DLV-8)', async () => {
+  const t = testEngine(
+    { sendTimeout: 60_000 },
+    { throttling: { serverThreshold: 3, destinationThreshold: 3, lag: 1 } },
+  );
+  const connection = t.connect();
+  const session = connection.createSession();
+  const producer = session.createProducer(session.createQueue('q'));
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (let i = 0; i < 4; i++) await producer.send(new TextMessage(`${i}`));
+  const tx = connection.createSession(true);
+  const transacted = tx.createConsumer(tx.createQueue('q'));
+  for (let i = 0; i < 3; i++) await transacted.receiveNoWait();
+  const first = producer.send(new TextMessage('first'));
+  assert.equal(await goesAtOnce(first), false, 'received but not committed: still undelivered');
+  await tx.commit();
+  await first;
+  await transacted.close();
+  for (let i = 0; i < 2; i++) await producer.send(new TextMessage(`more ${i}`));
+  const second = producer.send(new TextMessage('second'));
+  assert.equal(await goesAtOnce(second), false, '4 undelivered: throttled again');
+  const client = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const unacknowledged = client.createConsumer(client.createQueue('q'));
+  for (let i = 0; i < 4; i++) await unacknowledged.receiveNoWait();
+  await second;
+  assert.equal(
+    t.engine.destinationStatistics('queue://q').pendingMessagesByCause.unacknowledged,
+    4,
+    'delivered and not acknowledged: held, but no longer undelivered',
+  );
+  await t.close();
+});
+
+test('throttling - while the gateway is under its server threshold no producer is throttled, whatever a destination holds (DLV-8)', async () => {
+  const t = testEngine(
+    { sendTimeout: 0 },
+    { throttling: { serverThreshold: 100, destinationThreshold: 3, lag: 1 } },
+  );
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('busy'));
+  for (let i = 0; i < 50; i++) await producer.send(new TextMessage(`${i}`));
+  assert.equal(t.engine.destinationStatistics('queue://busy').messagesCurrent, 50);
+  await t.close();
+});
+
+test("throttling - a topic's publisher is throttled again when its backlog builds up again, and not while the gateway is unloaded (DLV-8, 004's example)", async () => {
+  const t = testEngine(
+    { sendTimeout: 60_000 },
+    { throttling: { serverThreshold: 10, destinationThreshold: 5, lag: 2 } },
+  );
+  const session = t.connect().createSession();
+  const filler = session.createProducer(session.createQueue('filler'));
+  for (let i = 0; i < 10; i++) await filler.send(new TextMessage(`${i}`));
+  const topic = session.createTopic('Topic_A');
+  const subscribers = [session.createConsumer(topic), session.createConsumer(topic)];
+  const publisher = session.createProducer(topic);
+  const publish = (text: string) => goesAtOnce(publisher.send(new TextMessage(text)));
+  for (let i = 0; i < 6; i++) assert.equal(await publish(`a${i}`), true, `a${i}`);
+  // The gateway holds 16 undelivered messages (over 10) and Topic_A 6 (over 5), counted once each.
+  const paused = publisher.send(new TextMessage('waits'));
+  assert.equal(await goesAtOnce(paused), false, 'throttled');
+  for (const subscriber of subscribers) for (let i = 0; i < 3; i++) await subscriber.receiveNoWait();
+  await settle();
+  assert.equal(t.engine.blockedSends, 1, '3 undelivered is not below 5 - 2');
+  for (const subscriber of subscribers) await subscriber.receiveNoWait();
+  await paused;
+  // Released at 2 (now 3 with the send that waited): it builds up again.
+  for (let i = 0; i < 3; i++) assert.equal(await publish(`b${i}`), true, `b${i}`);
+  const again = publisher.send(new TextMessage('waits again'));
+  assert.equal(await goesAtOnce(again), false, 'over 5 again with the gateway over 10: throttled again');
+  const drain = session.createConsumer(session.createQueue('filler'));
+  for (let i = 0; i < 10; i++) await drain.receiveNoWait();
+  await again;
+  // The gateway is no longer loaded: the topic builds a greater backlog without being throttled.
+  for (let i = 0; i < 2; i++) assert.equal(await publish(`c${i}`), true, `c${i}`);
+  assert.equal(t.engine.destinationStatistics('topic://Topic_A').messagesCurrent, 2 * 9);
   await t.close();
 });
