@@ -407,9 +407,14 @@ export class InternalSink implements Sink {
       );
     } catch (error) {
       if (error instanceof ResourceAllocationError)
-        throw new BackOffError(`'${this.#destination.toString()}' is full: ${error.message}`, undefined, {
-          cause: error,
-        });
+        // Full or throttled: the error says which.
+        throw new BackOffError(
+          `'${this.#destination.toString()}' cannot take it now: ${error.message}`,
+          undefined,
+          {
+            cause: error,
+          },
+        );
       if (error instanceof IllegalStateError && this.#producer !== producer)
         throw new NotConnectedError(`internal sink '${this.#destination.toString()}' was closed`, {
           cause: error,

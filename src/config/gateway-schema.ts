@@ -192,7 +192,7 @@ function internalEndpointFields(role: Role): Record<string, SchemaNode> {
     return {
       destination,
       sendTimeoutMs: integer(
-        'Ms a send waits for room in a full destination before the bridge backs off (DLV-7). Default: `connectionFactory.sendTimeout`.',
+        'Ms a send waits for room in a full (or throttled) destination before the bridge backs off (DLV-7, DLV-8). Default: `connectionFactory.sendTimeout`.',
         0,
       ),
     };
@@ -471,7 +471,7 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
           100000,
         ),
         destinationThreshold: integer(
-          'Undelivered messages of a destination above which its producers pause.',
+          'Undelivered messages of a destination above which its producers pause, each send for up to its send timeout.',
           0,
           1000,
         ),
@@ -498,7 +498,7 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
           description: "What acknowledge() covers in CLIENT_ACKNOWLEDGE mode: 'all' or 'previous' (SES-2).",
         },
         sendTimeout: integer(
-          'Ms a send blocked by a full destination waits before failing (DLV-7).',
+          'Ms a send blocked by a full destination, or paused by throttling, waits before it fails (DLV-7, DLV-8); 0 fails at once.',
           0,
           10000,
         ),

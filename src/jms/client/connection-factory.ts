@@ -14,7 +14,7 @@ export interface ConnectionFactoryOptions {
   redeliveryDelay?: number;
   /** What `message.acknowledge()` covers in CLIENT_ACKNOWLEDGE mode (SES-2). Default 'all'. */
   acknowledgePolicy?: AcknowledgePolicy;
-  /** Default ms a send blocked by a full destination waits before failing (DLV-7). Default 10,000. */
+  /** Default ms a send blocked by a full destination, or paused by throttling, waits before failing (DLV-7, DLV-8). Default 10,000. */
   sendTimeout?: number;
 }
 

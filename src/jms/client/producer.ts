@@ -96,7 +96,7 @@ export class MessageProducer {
   getRedeliveryLimit(): number {
     return this.#redeliveryLimit;
   }
-  /** Ms a send blocked by a full destination waits before failing (DLV-7). */
+  /** Ms a send blocked by a full destination, or paused by throttling, waits before failing (DLV-7, DLV-8). */
   setSendTimeout(timeout: number): void {
     this.#sendTimeout = checkMs(timeout, 'send timeout');
   }

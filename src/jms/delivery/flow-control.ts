@@ -1,8 +1,9 @@
 /**
  * Admission of sends (DLV-7, DLV-8): quotas per destination and gateway-wide, flow control that
  * slows producers between a high and a low threshold, and the IQ-Manager producer throttling
- * (`004`). A send that may not go in yet waits here; it fails with a ResourceAllocation error
- * when its send timeout runs out, or at once when the timeout is 0.
+ * (`004`). A send that may not go in yet waits here (a throttled producer is paused this way);
+ * it fails with a ResourceAllocation error when its send timeout runs out, or at once when the
+ * timeout is 0, so a gateway that stays full or loaded shows as an error, not as a hang.
  *
  * An admitted send reserves the room it will take (messages and bytes) at once, and keeps it
  * until its entries are held by their backlogs, so sends admitted together cannot pass a quota
@@ -47,7 +48,7 @@ export interface FlowThresholds {
 export interface ThrottlingOptions {
   /** Gateway-wide undelivered messages above which throttling may start. Default 100,000. */
   serverThreshold?: number;
-  /** Undelivered messages of a destination above which its producers are paused. Default 1,000. */
+  /** Undelivered messages of a destination above which its producers are paused (each send for up to its send timeout). Default 1,000. */
   destinationThreshold?: number;
   /** Throttling stops once the destination is below threshold minus lag. Default 100. */
   lag?: number;
@@ -358,14 +359,32 @@ export class FlowControl {
 
   #fullError(refusal: Refusal, timeoutMs: number): ResourceAllocationError {
     const { reason, target } = refusal;
+    if (reason === 'throttled') return this.#throttledError(target, timeoutMs);
     const what =
       reason === 'destination'
         ? `destination '${target.label}' is full (${describeQuota(target.quota)})`
-        : reason === 'server'
-          ? `the gateway is full (${describeQuota(this.serverQuota)})`
-          : `producers to '${target.label}' are throttled (the gateway holds more than ${this.#throttling?.serverThreshold} undelivered messages and the destination more than ${this.#throttling?.destinationThreshold})`;
+        : `the gateway is full (${describeQuota(this.serverQuota)})`;
     return new ResourceAllocationError(
       `${what}: the send ${timeoutMs > 0 ? `waited ${timeoutMs} ms` : 'has a send timeout of 0'} and failed; consume messages or raise the quota`,
+    );
+  }
+
+  /**
+   * A throttled send paused for as long as its send timeout allows (DLV-8): says so, with the
+   * thresholds and the counts they were compared with, and when sends resume.
+   */
+  #throttledError(target: AdmissionTarget, timeoutMs: number): ResourceAllocationError {
+    const t = this.#throttling!;
+    const server = this.serverUndelivered() + this.#reserved.undelivered;
+    const destination = (target.undelivered?.messages ?? 0) + target.reserved.undelivered;
+    const send =
+      timeoutMs > 0
+        ? `the send was paused for its send timeout of ${timeoutMs} ms and failed`
+        : 'the send has a send timeout of 0, so it failed instead of pausing';
+    return new ResourceAllocationError(
+      `producers to '${target.label}' are throttled: the gateway holds ${server} undelivered messages (serverThreshold ${t.serverThreshold}) ` +
+        `and the destination ${destination} (destinationThreshold ${t.destinationThreshold}); ${send}; ` +
+        `sends resume once the gateway holds fewer than ${t.serverThreshold} or the destination fewer than ${t.destinationThreshold - t.lag} (destinationThreshold minus lag ${t.lag})`,
     );
   }
 }

@@ -499,3 +499,39 @@ test("throttling - a topic's publisher is throttled again when its backlog build
   assert.equal(t.engine.destinationStatistics('topic://Topic_A').messagesCurrent, 2 * 9);
   await t.close();
 });
+
+test('throttling - a throttled send is paused, not failed, and its send timeout bounds the pause with an error that says it was throttled (DLV-8)', async () => {
+  const t = testEngine(
+    { sendTimeout: 1000 },
+    { throttling: { serverThreshold: 3, destinationThreshold: 3, lag: 1 } },
+  );
+  const session = t.connect().createSession();
+  const producer = session.createProducer(session.createQueue('busy'));
+  for (let i = 0; i < 4; i++) await producer.send(new TextMessage(`${i}`));
+  const consumer = session.createConsumer(session.createQueue('busy'));
+  const paused = producer.send(new TextMessage('paused'));
+  await t.clock.advance(999);
+  for (let i = 0; i < 3; i++) await consumer.receiveNoWait();
+  await paused;
+  await producer.send(new TextMessage('in'));
+  await producer.send(new TextMessage('in too'));
+  const outcome = producer.send(new TextMessage('gives up')).then(
+    () => 'sent',
+    (error: Error) => error,
+  );
+  await t.clock.advance(1000);
+  const error = await outcome;
+  assert.ok(error instanceof ResourceAllocationError);
+  assert.equal(
+    error.message,
+    "producers to 'queue://busy' are throttled: the gateway holds 4 undelivered messages (serverThreshold 3) " +
+      'and the destination 4 (destinationThreshold 3); the send was paused for its send timeout of 1000 ms and failed; ' +
+      'sends resume once the gateway holds fewer than 3 or the destination fewer than 2 (destinationThreshold minus lag 1)',
+  );
+  producer.setSendTimeout(0);
+  await assert.rejects(
+    producer.send(new TextMessage('no wait')),
+    /are throttled: .*; the send has a send timeout of 0, so it failed instead of pausing; sends resume/,
+  );
+  await t.close();
+});
