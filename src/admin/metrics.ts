@@ -78,7 +78,12 @@ export function renderMetrics(engine: JmsEngine, bridges: readonly BridgeView[])
   each('destination_bytes_current', 'gauge', 'Bytes of available messages.', (s) => s.bytesCurrent);
   each('destination_bytes_pending', 'gauge', 'Bytes of pending messages.', (s) => s.bytesPending);
   each('destination_consumers', 'gauge', 'Consumers attached now.', (s) => s.consumersCurrent);
-  each('destination_messages_high_water', 'gauge', 'Most messages held at once.', (s) => s.messagesHighWater);
+  each(
+    'destination_messages_high_water',
+    'gauge',
+    'Most messages held at once since the gateway started (a topic: its subscriptions together).',
+    (s) => s.messagesHighWater,
+  );
   each(
     'destination_messages_received_total',
     'counter',

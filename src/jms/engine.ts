@@ -30,7 +30,7 @@ import {
 } from './delivery/flow-control.js';
 import { ExpiryPolicies } from './delivery/expiry.js';
 import { ErrorDestinationParking, type ParkedMove } from './delivery/error-destination-parking.js';
-import type { SharedTally } from './destination/backlog-statistics.js';
+import { SharedTally } from './destination/backlog-statistics.js';
 import { Undelivered, type UndeliveredTotal } from './destination/undelivered.js';
 import { type Schedule, parseSchedule } from './schedule.js';
 import { parseSelector } from './selector/index.js';
@@ -138,7 +138,7 @@ export class JmsEngine {
   #recovering = false;
   readonly #hooks: BacklogHooks;
   /** Messages held by every backlog together (quotas, paging). */
-  readonly #total: SharedTally = { messages: 0, bytes: 0 };
+  readonly #total = new SharedTally();
   /** Undelivered messages of every destination together (throttling's server threshold, DLV-8). */
   readonly #undelivered: UndeliveredTotal = { messages: 0 };
   readonly #flowControl: FlowControl;
@@ -491,7 +491,7 @@ export class JmsEngine {
   /** Statistics of every destination and their totals (DST-9). */
   statistics(): EngineStatistics {
     const destinations = [...this.#destinations.values()].map(destinationStatistics);
-    return { destinations, totals: totalStatistics(destinations) };
+    return { destinations, totals: totalStatistics(destinations, this.#total) };
   }
 
   // --- internal: used by client objects ---

@@ -29,7 +29,12 @@ export interface DestinationStatistics {
   bytesPending: number;
   pendingMessagesByCause: PendingByCause;
   pendingBytesByCause: PendingByCause;
+  /**
+   * Most messages held at once (current + pending), since the gateway started; a topic's
+   * subscriptions counted together at each moment, the gateway's totals likewise.
+   */
   messagesHighWater: number;
+  /** Most bytes held at once, counted as `messagesHighWater`. */
   bytesHighWater: number;
   /** Messages that entered (a topic: published to it). */
   messagesReceived: number;
@@ -64,8 +69,8 @@ export function destinationStatistics(state: DestinationState): DestinationStati
     bytesPending: 0,
     pendingMessagesByCause: emptyCauses(),
     pendingBytesByCause: emptyCauses(),
-    messagesHighWater: 0,
-    bytesHighWater: 0,
+    messagesHighWater: state.tally.messagesHighWater,
+    bytesHighWater: state.tally.bytesHighWater,
     messagesReceived: state.kind === 'topic' ? state.messagesPublished : 0,
     messagesAcknowledged: 0,
     messagesExpired: 0,
@@ -95,16 +100,17 @@ function addBacklog(stats: DestinationStatistics, backlog: Backlog, countReceive
     stats.messagesPending += byState[state].messages;
     stats.bytesPending += byState[state].bytes;
   }
-  stats.messagesHighWater += s.messagesHighWater;
-  stats.bytesHighWater += s.bytesHighWater;
   if (countReceived) stats.messagesReceived += s.messagesReceived;
   stats.messagesAcknowledged += s.messagesAcknowledged;
   stats.messagesExpired += s.messagesExpired;
   stats.consumersCurrent += backlog.consumerCount;
 }
 
-/** Sums destination statistics into engine totals. */
-export function totalStatistics(all: readonly DestinationStatistics[]): EngineStatistics['totals'] {
+/** Sums destination statistics into engine totals; the high-water marks are the gateway's own, not a sum. */
+export function totalStatistics(
+  all: readonly DestinationStatistics[],
+  gateway: { readonly messagesHighWater: number; readonly bytesHighWater: number },
+): EngineStatistics['totals'] {
   const totals: EngineStatistics['totals'] = {
     messagesCurrent: 0,
     messagesPending: 0,
@@ -112,8 +118,8 @@ export function totalStatistics(all: readonly DestinationStatistics[]): EngineSt
     bytesPending: 0,
     pendingMessagesByCause: emptyCauses(),
     pendingBytesByCause: emptyCauses(),
-    messagesHighWater: 0,
-    bytesHighWater: 0,
+    messagesHighWater: gateway.messagesHighWater,
+    bytesHighWater: gateway.bytesHighWater,
     messagesReceived: 0,
     messagesAcknowledged: 0,
     messagesExpired: 0,
@@ -125,8 +131,6 @@ export function totalStatistics(all: readonly DestinationStatistics[]): EngineSt
       'messagesPending',
       'bytesCurrent',
       'bytesPending',
-      'messagesHighWater',
-      'bytesHighWater',
       'messagesReceived',
       'messagesAcknowledged',
       'messagesExpired',

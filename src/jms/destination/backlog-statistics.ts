@@ -7,16 +7,37 @@ export interface Tally {
   bytes: number;
 }
 
-/** Gateway-wide held counts, shared by every backlog's statistics (quotas, throttling). */
-export interface SharedTally {
-  messages: number;
-  bytes: number;
+/**
+ * Held counts several backlogs add to: a destination's (a topic's subscriptions together) and
+ * the gateway's (quotas, paging), with the most they held at once. A sum of the backlogs' own
+ * maxima would overstate it: they need not have held their most at the same time.
+ */
+export class SharedTally {
+  messages = 0;
+  bytes = 0;
+  /** Most messages held at once. */
+  messagesHighWater = 0;
+  /** Most bytes held at once. */
+  bytesHighWater = 0;
+
+  add(size: number): void {
+    if (++this.messages > this.messagesHighWater) this.messagesHighWater = this.messages;
+    if ((this.bytes += size) > this.bytesHighWater) this.bytesHighWater = this.bytes;
+  }
+
+  remove(size: number): void {
+    this.messages--;
+    this.bytes -= size;
+  }
 }
 
 /** Counters a backlog keeps as entries move between states (DST-9, and pending by cause). */
 export class BacklogStatistics {
   constructor(
-    private readonly total: SharedTally = { messages: 0, bytes: 0 },
+    /** The gateway's held counts. */
+    private readonly total: SharedTally = new SharedTally(),
+    /** The destination's held counts: its own for a queue, shared by a topic's subscriptions. */
+    private readonly destination: SharedTally = new SharedTally(),
     /** The destination's undelivered messages, while producer throttling is on (DLV-8). */
     private readonly undelivered?: Undelivered | undefined,
   ) {}
@@ -35,19 +56,15 @@ export class BacklogStatistics {
   messagesAcknowledged = 0;
   /** Messages that expired, ever. */
   messagesExpired = 0;
-  /** Highest count of messages held (current + pending) seen. */
-  messagesHighWater = 0;
-  /** Highest count of bytes held seen. */
-  bytesHighWater = 0;
 
   /** Moves an entry's message and bytes from one state's tally to another's. */
   move(entry: Entry, from: EntryState, to: EntryState): void {
     if (from === 'removed' && to !== 'removed') {
-      this.total.messages++;
-      this.total.bytes += entry.size;
+      this.total.add(entry.size);
+      this.destination.add(entry.size);
     } else if (to === 'removed' && from !== 'removed') {
-      this.total.messages--;
-      this.total.bytes -= entry.size;
+      this.total.remove(entry.size);
+      this.destination.remove(entry.size);
     }
     if (from !== 'removed') {
       const tally = this.byState[from];
@@ -58,7 +75,6 @@ export class BacklogStatistics {
       const tally = this.byState[to];
       tally.messages++;
       tally.bytes += entry.size;
-      if (from === 'removed') this.#checkHighWater();
     }
     if (this.undelivered !== undefined) this.undelivered.track(entry, to);
   }
@@ -87,12 +103,5 @@ export class BacklogStatistics {
       s.delivered.bytes +
       s.parked.bytes
     );
-  }
-
-  #checkHighWater(): void {
-    const messages = this.messagesHeld;
-    if (messages > this.messagesHighWater) this.messagesHighWater = messages;
-    const bytes = this.bytesHeld;
-    if (bytes > this.bytesHighWater) this.bytesHighWater = bytes;
   }
 }

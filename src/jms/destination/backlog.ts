@@ -65,6 +65,8 @@ export interface BacklogOptions {
    * handed out one at a time, in order. Default `JMSXGroupID`; null turns units of order off.
    */
   unitOfOrderProperty?: string | null | undefined;
+  /** Its destination's held counts, when the destination has more backlogs than this one (a topic). */
+  tally?: SharedTally | undefined;
   /** Its destination's undelivered messages, counted while producer throttling is on (DLV-8). */
   undelivered?: Undelivered | undefined;
 }
@@ -90,7 +92,7 @@ export class Backlog {
     private readonly hooks: BacklogHooks,
     options: BacklogOptions = {},
   ) {
-    this.stats = new BacklogStatistics(hooks.total, options.undelivered);
+    this.stats = new BacklogStatistics(hooks.total, options.tally, options.undelivered);
     this.#keys = options.keys;
     this.#available = createOrderedEntries(options.keys);
     this.#unitOfOrderProperty =

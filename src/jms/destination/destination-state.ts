@@ -5,6 +5,7 @@
 import { SubscriberIndex, parseSelector, type MessageSelector } from '../selector/index.js';
 import type { AdmissionTarget, FlowThresholds, Held, Quota, Reserved } from '../delivery/flow-control.js';
 import { Backlog, type BacklogHooks, type BacklogOptions } from './backlog.js';
+import { SharedTally } from './backlog-statistics.js';
 import type { Destination } from './destination.js';
 import type { DestinationOptions } from './destination-options.js';
 import type { StoredMessage } from './entry.js';
@@ -31,6 +32,8 @@ abstract class DestinationStateBase implements AdmissionTarget {
   flowControlOn = false;
   throttled = false;
   readonly reserved: Reserved = { messages: 0, bytes: 0, undelivered: 0 };
+  /** Messages and bytes held by all its backlogs together, and the most they held at once (DLV-7, DST-9). */
+  readonly tally = new SharedTally();
   readonly quota: Quota;
 
   constructor(
@@ -55,7 +58,10 @@ abstract class DestinationStateBase implements AdmissionTarget {
     return this.options.thresholds;
   }
 
-  abstract held(): Held;
+  /** Held now (current + pending): a topic counts a message once per subscription holding it. */
+  held(): Held {
+    return this.tally;
+  }
 }
 
 /** A queue's state. */
@@ -70,11 +76,11 @@ export class QueueState extends DestinationStateBase {
     hooks: BacklogHooks,
   ) {
     super(handle, options, undelivered);
-    this.backlog = new Backlog(handle.toString(), hooks, { ...backlogOptions(options), undelivered });
-  }
-
-  held(): Held {
-    return { messages: this.backlog.stats.messagesHeld, bytes: this.backlog.stats.bytesHeld };
+    this.backlog = new Backlog(handle.toString(), hooks, {
+      ...backlogOptions(options),
+      tally: this.tally,
+      undelivered,
+    });
   }
 
   /** The backlogs whose messages survive a restart. */
@@ -111,6 +117,7 @@ export class Subscription {
   ) {
     this.backlog = new Backlog(spec.key, hooks, {
       ...backlogOptions(topic.options),
+      tally: topic.tally,
       undelivered: topic.undelivered,
     });
   }
@@ -132,17 +139,6 @@ export class TopicState extends DestinationStateBase {
   messagesUnrouted = 0;
   /** Messages published, ever. */
   messagesPublished = 0;
-
-  /** Held by all its subscriptions: a message counts once per subscription still holding it. */
-  held(): Held {
-    let messages = 0;
-    let bytes = 0;
-    for (const subscription of this.#subscriptions) {
-      messages += subscription.backlog.stats.messagesHeld;
-      bytes += subscription.backlog.stats.bytesHeld;
-    }
-    return { messages, bytes };
-  }
 
   add(subscription: Subscription): void {
     this.#subscriptions.add(subscription);

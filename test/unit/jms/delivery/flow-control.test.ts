@@ -535,3 +535,21 @@ test('throttling - a throttled send is paused, not failed, and its send timeout 
   );
   await t.close();
 });
+
+test('quota - a message received in a transaction and rolled back after its subscription ended no longer counts against the topic (DLV-7)', async () => {
+  const t = testEngine({ sendTimeout: 0 });
+  await t.engine.createTopic('t', { messagesMaximum: 1 });
+  const connection = t.connect();
+  const tx = connection.createSession(true);
+  const subscriber = tx.createConsumer(tx.createTopic('t'));
+  const producer = connection.createSession().createProducer(tx.createTopic('t'));
+  await producer.send(new TextMessage('1'));
+  await subscriber.receiveNoWait();
+  await subscriber.close();
+  await tx.rollback();
+  tx.createConsumer(tx.createTopic('t'));
+  await producer.send(new TextMessage('2'));
+  assert.equal(t.engine.destinationStatistics('topic://t').messagesCurrent, 1);
+  assert.equal(t.engine.statistics().totals.messagesPending, 0);
+  await t.close();
+});
