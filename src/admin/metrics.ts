@@ -4,6 +4,7 @@
  * bridge shows in metrics, not only in logs.
  */
 import type { JmsEngine } from '../jms/engine.js';
+import type { DestinationStatistics, PendingByCause } from '../jms/statistics.js';
 import type { BridgeView } from './bridge-control.js';
 
 const PREFIX = 'jms_gateway';
@@ -39,6 +40,25 @@ class Exposition {
   }
 }
 
+/**
+ * One sample per destination and pending cause. The causes are whatever the statistics report,
+ * so a new cause shows up here (and in the help text) without a change.
+ */
+function byCause(
+  out: Exposition,
+  stats: readonly DestinationStatistics[],
+  name: string,
+  what: 'messages' | 'bytes',
+  causes: (s: DestinationStatistics) => PendingByCause,
+): void {
+  const names = [...new Set(stats.flatMap((s) => Object.keys(causes(s))))].join(', ');
+  const help = `Pending ${what} by cause (${names}): why they are not available.`;
+  for (const s of stats) {
+    for (const [cause, value] of Object.entries(causes(s)) as [string, number][])
+      out.metric(name, 'gauge', help, { destination: s.destination, kind: s.kind, cause }, value);
+  }
+}
+
 /** Renders the metrics page. Metrics of one name are grouped, as the format requires. */
 export function renderMetrics(engine: JmsEngine, bridges: readonly BridgeView[]): string {
   const out = new Exposition();
@@ -64,19 +84,10 @@ export function renderMetrics(engine: JmsEngine, bridges: readonly BridgeView[])
     'Messages held but not available (all causes).',
     (s) => s.messagesPending,
   );
-  for (const s of stats) {
-    for (const [cause, value] of Object.entries(s.pendingMessagesByCause) as [string, number][]) {
-      out.metric(
-        'destination_messages_pending_by_cause',
-        'gauge',
-        'Pending messages by cause: uncommitted, scheduled, redeliveryDelay, unacknowledged, errorDestinationFull.',
-        { destination: s.destination, kind: s.kind, cause },
-        value,
-      );
-    }
-  }
+  byCause(out, stats, 'destination_messages_pending_by_cause', 'messages', (s) => s.pendingMessagesByCause);
   each('destination_bytes_current', 'gauge', 'Bytes of available messages.', (s) => s.bytesCurrent);
   each('destination_bytes_pending', 'gauge', 'Bytes of pending messages.', (s) => s.bytesPending);
+  byCause(out, stats, 'destination_bytes_pending_by_cause', 'bytes', (s) => s.pendingBytesByCause);
   each('destination_consumers', 'gauge', 'Consumers attached now.', (s) => s.consumersCurrent);
   each(
     'destination_messages_high_water',

@@ -185,12 +185,7 @@ export async function adminCommand(command: AdminCommand, argv: string[], io: Co
           destinations: DestinationView[];
         };
         const bridges = (await client.request('GET', '/bridges')) as BridgeView[];
-        io.stdout('destination                         current  pending  consumers');
-        for (const d of destinations) {
-          io.stdout(
-            `${d.destination.padEnd(34)} ${String(d.messagesCurrent).padStart(8)} ${String(d.messagesPending).padStart(8)} ${String(d.consumersCurrent).padStart(10)}`,
-          );
-        }
+        for (const line of destinationTable(destinations)) io.stdout(line);
         if (bridges.length > 0) {
           io.stdout('\nbridge                    status        in       out   retried  dead-lettered');
           for (const b of bridges) {
@@ -219,7 +214,36 @@ interface DestinationView {
   destination: string;
   messagesCurrent: number;
   messagesPending: number;
+  /** Pending messages by cause (uncommitted, scheduled, ...): whatever causes the gateway reports. */
+  pendingMessagesByCause?: Record<string, number>;
   consumersCurrent: number;
+}
+
+/**
+ * The destinations of `status`: current, pending and consumers, then pending broken down by
+ * cause, one column per cause the gateway reports, so "why are messages pending?" (`003`) is
+ * answered on one line.
+ */
+function destinationTable(destinations: readonly DestinationView[]): string[] {
+  const causes = [...new Set(destinations.flatMap((d) => Object.keys(d.pendingMessagesByCause ?? {})))];
+  const row = (name: string, values: readonly (string | number)[], widths: readonly number[]) =>
+    [name.padEnd(34), ...values.map((value, i) => String(value).padStart(widths[i]!))].join(' ');
+  const widths = [8, 8, 10, ...causes.map((cause) => Math.max(cause.length, 8))];
+  return [
+    row('destination', ['current', 'pending', 'consumers', ...causes], widths),
+    ...destinations.map((d) =>
+      row(
+        d.destination,
+        [
+          d.messagesCurrent,
+          d.messagesPending,
+          d.consumersCurrent,
+          ...causes.map((cause) => d.pendingMessagesByCause?.[cause] ?? 0),
+        ],
+        widths,
+      ),
+    ),
+  ];
 }
 interface BridgeView {
   name: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderMetrics } from '../../../src/admin/metrics.js';
 import { Bridge, InternalSource } from '../../../src/bridge/index.js';
-import { Queue, TextMessage } from '../../../src/index.js';
+import { Queue, Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { FakeSink, idle } from '../bridge/fakes.js';
 
@@ -31,5 +31,41 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
   assert.match(metrics, /^jms_gateway_bridge_in_flight\{bridge="slow"\} 1$/m);
   sink.confirmAll();
   await bridge.stop();
+  await t.close();
+});
+
+test('metrics - pending messages and bytes by cause for each destination, a sample per cause (DST-9)', async () => {
+  const t = testEngine({ redeliveryDelay: 5000 });
+  const connection = t.connect();
+  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const queue = session.createQueue('orders');
+  const producer = session.createProducer(queue);
+  await producer.send(new TextMessage('unacked'));
+  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
+  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
+  await session.createConsumer(queue).receiveNoWait();
+  const metrics = renderMetrics(t.engine, []);
+  const sample = (name: string, cause: string) =>
+    new RegExp(
+      `^jms_gateway_${name}\\{destination="queue://orders",kind="queue",cause="${cause}"\\} (\\d+)$`,
+      'm',
+    ).exec(metrics)?.[1];
+  assert.deepEqual(
+    ['uncommitted', 'scheduled', 'redeliveryDelay', 'unacknowledged'].map((cause) => [
+      sample('destination_messages_pending_by_cause', cause),
+      sample('destination_bytes_pending_by_cause', cause),
+    ]),
+    [
+      ['1', '2'],
+      ['1', '5'],
+      ['0', '0'],
+      ['1', '7'],
+    ],
+  );
+  assert.match(
+    metrics,
+    /# HELP jms_gateway_destination_bytes_pending_by_cause Pending bytes by cause \(uncommitted, scheduled, redeliveryDelay, unacknowledged\)/,
+  );
+  assert.match(metrics, /# TYPE jms_gateway_destination_bytes_pending_by_cause gauge/);
   await t.close();
 });

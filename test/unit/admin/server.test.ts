@@ -74,6 +74,35 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
   await t.close();
 });
 
+test('admin api - GET /destinations gives pending messages and bytes by cause for each destination and in the totals (DST-9)', async () => {
+  const t = testEngine();
+  const connection = t.connect();
+  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const queue = session.createQueue('orders');
+  const producer = session.createProducer(queue);
+  await producer.send(new TextMessage('unacked'));
+  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
+  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
+  await session.createConsumer(queue).receiveNoWait();
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  const response = await call(`${server.url}/destinations`);
+  assert.equal(response.status, 200);
+  type Causes = Record<string, number>;
+  const body = response.json as {
+    destinations: { destination: string; pendingMessagesByCause: Causes; pendingBytesByCause: Causes }[];
+    totals: { pendingMessagesByCause: Causes; pendingBytesByCause: Causes };
+  };
+  const orders = body.destinations.find((d) => d.destination === 'queue://orders')!;
+  const messages = { uncommitted: 1, scheduled: 1, redeliveryDelay: 0, unacknowledged: 1 };
+  const bytes = { uncommitted: 2, scheduled: 5, redeliveryDelay: 0, unacknowledged: 7 };
+  assert.deepEqual(orders.pendingMessagesByCause, messages);
+  assert.deepEqual(orders.pendingBytesByCause, bytes);
+  assert.deepEqual(body.totals.pendingMessagesByCause, messages);
+  assert.deepEqual(body.totals.pendingBytesByCause, bytes);
+  await server.close();
+  await t.close();
+});
+
 test('admin api - off loopback it needs a bearer token, refuses requests without it, and never starts without one', async () => {
   const t = testEngine();
   await assert.rejects(

@@ -53,6 +53,30 @@ test('cli admin commands - send, browse with a selector, and status against a ru
   await t.close();
 });
 
+test('cli admin commands - status shows pending messages by cause, a column for each cause (DST-9)', async () => {
+  const t = testEngine();
+  const connection = t.connect();
+  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  const queue = session.createQueue('orders');
+  const producer = session.createProducer(queue);
+  await producer.send(new TextMessage('unacked'));
+  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
+  await producer.send(new TextMessage('later too'), { deliveryDelay: 60_000 });
+  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
+  await session.createConsumer(queue).receiveNoWait();
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  const status = capture({ JMS_GATEWAY_ADMIN_URL: server.url });
+  assert.equal(await adminCommand('status', [], status.io), 0);
+  const [header, row] = status.out;
+  assert.match(
+    header!,
+    /^destination\s+current\s+pending\s+consumers\s+uncommitted\s+scheduled\s+redeliveryDelay\s+unacknowledged$/,
+  );
+  assert.match(row!, /^queue:\/\/orders\s+0\s+4\s+1\s+1\s+2\s+0\s+1$/);
+  await server.close();
+  await t.close();
+});
+
 test('cli admin commands - replay moves an error queue back to the origins and reports progress', async () => {
   const t = testEngine();
   await t.engine.createQueue('errors');
