@@ -212,7 +212,7 @@ export class MessageProducer {
         engine.published(state, routed.length),
       );
     }
-    // A distributed topic delivers to all its members (DST-8): every one of them must have room.
+    // A distributed topic, or a member of one, delivers to all its members (DST-8): each must have room.
     const targets = [state, ...alsoTo];
     const routes = targets.map((target) => engine.entriesFor(target, stored));
     const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));

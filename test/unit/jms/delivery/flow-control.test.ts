@@ -253,6 +253,11 @@ test('quota - a send to a distributed topic needs room in every member it goes t
     1,
     'a refused send goes to no member',
   );
+  await assert.rejects(
+    session.createProducer(new Topic('east')).send(new TextMessage('straight to a member')),
+    /destination 'topic:\/\/west' is full/,
+    "sent to 'east' it goes on to 'west' too",
+  );
   await t.close();
 });
 
