@@ -51,7 +51,7 @@ test('metrics - pending messages and bytes by cause for each destination, a samp
       'm',
     ).exec(metrics)?.[1];
   assert.deepEqual(
-    ['uncommitted', 'scheduled', 'redeliveryDelay', 'unacknowledged'].map((cause) => [
+    ['uncommitted', 'scheduled', 'redeliveryDelay', 'unacknowledged', 'errorDestinationFull'].map((cause) => [
       sample('destination_messages_pending_by_cause', cause),
       sample('destination_bytes_pending_by_cause', cause),
     ]),
@@ -60,11 +60,12 @@ test('metrics - pending messages and bytes by cause for each destination, a samp
       ['1', '5'],
       ['0', '0'],
       ['1', '7'],
+      ['0', '0'],
     ],
   );
   assert.match(
     metrics,
-    /# HELP jms_gateway_destination_bytes_pending_by_cause Pending bytes by cause \(uncommitted, scheduled, redeliveryDelay, unacknowledged\)/,
+    /# HELP jms_gateway_destination_bytes_pending_by_cause Pending bytes by cause \(uncommitted, scheduled, redeliveryDelay, unacknowledged, errorDestinationFull\)/,
   );
   assert.match(metrics, /# TYPE jms_gateway_destination_bytes_pending_by_cause gauge/);
   await t.close();

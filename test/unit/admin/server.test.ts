@@ -85,7 +85,7 @@ test('admin api - GET /destinations gives pending messages and bytes by cause fo
   await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
   await session.createConsumer(queue).receiveNoWait();
   const server = await startAdminServer({ engine: t.engine, port: 0 });
-  const response = await call(`${server.url}/destinations`);
+  const response = await call(`${server.url}/destinations`).finally(() => server.close());
   assert.equal(response.status, 200);
   type Causes = Record<string, number>;
   const body = response.json as {
@@ -93,13 +93,24 @@ test('admin api - GET /destinations gives pending messages and bytes by cause fo
     totals: { pendingMessagesByCause: Causes; pendingBytesByCause: Causes };
   };
   const orders = body.destinations.find((d) => d.destination === 'queue://orders')!;
-  const messages = { uncommitted: 1, scheduled: 1, redeliveryDelay: 0, unacknowledged: 1 };
-  const bytes = { uncommitted: 2, scheduled: 5, redeliveryDelay: 0, unacknowledged: 7 };
+  const messages = {
+    uncommitted: 1,
+    scheduled: 1,
+    redeliveryDelay: 0,
+    unacknowledged: 1,
+    errorDestinationFull: 0,
+  };
+  const bytes = {
+    uncommitted: 2,
+    scheduled: 5,
+    redeliveryDelay: 0,
+    unacknowledged: 7,
+    errorDestinationFull: 0,
+  };
   assert.deepEqual(orders.pendingMessagesByCause, messages);
   assert.deepEqual(orders.pendingBytesByCause, bytes);
   assert.deepEqual(body.totals.pendingMessagesByCause, messages);
   assert.deepEqual(body.totals.pendingBytesByCause, bytes);
-  await server.close();
   await t.close();
 });
 

@@ -70,9 +70,9 @@ test('cli admin commands - status shows pending messages by cause, a column for 
   const [header, row] = status.out;
   assert.match(
     header!,
-    /^destination\s+current\s+pending\s+consumers\s+uncommitted\s+scheduled\s+redeliveryDelay\s+unacknowledged$/,
+    /^destination\s+current\s+pending\s+consumers\s+uncommitted\s+scheduled\s+redeliveryDelay\s+unacknowledged\s+errorDestinationFull$/,
   );
-  assert.match(row!, /^queue:\/\/orders\s+0\s+4\s+1\s+1\s+2\s+0\s+1$/);
+  assert.match(row!, /^queue:\/\/orders\s+0\s+4\s+1\s+1\s+2\s+0\s+1\s+0$/);
   await server.close();
   await t.close();
 });

@@ -30,12 +30,14 @@ test('statistics - pending messages and bytes by cause, per destination and summ
     scheduled: 2,
     redeliveryDelay: 1,
     unacknowledged: 1,
+    errorDestinationFull: 0,
   });
   assert.deepEqual(stats.pendingBytesByCause, {
     uncommitted: 4,
     scheduled: 10,
     redeliveryDelay: 8,
     unacknowledged: 8,
+    errorDestinationFull: 0,
   });
   assert.equal(stats.messagesPending, 6);
   assert.equal(stats.bytesPending, 30);
@@ -45,12 +47,14 @@ test('statistics - pending messages and bytes by cause, per destination and summ
     scheduled: 2,
     redeliveryDelay: 1,
     unacknowledged: 2,
+    errorDestinationFull: 0,
   });
   assert.deepEqual(totals.pendingBytesByCause, {
     uncommitted: 4,
     scheduled: 10,
     redeliveryDelay: 8,
     unacknowledged: 11,
+    errorDestinationFull: 0,
   });
   assert.equal(totals.bytesPending, 33);
   await t.close();
