@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderMetrics } from '../../../src/admin/metrics.js';
 import { Bridge, InternalSource } from '../../../src/bridge/index.js';
-import { Queue, Session, TextMessage } from '../../../src/index.js';
+import { Queue, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
+import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 import { FakeSink, idle } from '../bridge/fakes.js';
 
 test('metrics - each bridge exports its lag as a gauge', async () => {
@@ -36,14 +37,7 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
 
 test('metrics - pending messages and bytes by cause for each destination, a sample per cause (DST-9)', async () => {
   const t = testEngine({ redeliveryDelay: 5000 });
-  const connection = t.connect();
-  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const queue = session.createQueue('orders');
-  const producer = session.createProducer(queue);
-  await producer.send(new TextMessage('unacked'));
-  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
-  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
-  await session.createConsumer(queue).receiveNoWait();
+  await pendingForEachCause(t);
   const metrics = renderMetrics(t.engine, []);
   const sample = (name: string, cause: string) =>
     new RegExp(

@@ -4,6 +4,7 @@ import type { BridgeControl, BridgeView } from '../../../src/admin/bridge-contro
 import { startAdminServer } from '../../../src/admin/server.js';
 import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
+import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 
 async function call(url: string, init: RequestInit = {}) {
   const response = await fetch(url, {
@@ -76,14 +77,7 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
 
 test('admin api - GET /destinations gives pending messages and bytes by cause for each destination and in the totals (DST-9)', async () => {
   const t = testEngine();
-  const connection = t.connect();
-  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const queue = session.createQueue('orders');
-  const producer = session.createProducer(queue);
-  await producer.send(new TextMessage('unacked'));
-  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
-  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
-  await session.createConsumer(queue).receiveNoWait();
+  await pendingForEachCause(t);
   const server = await startAdminServer({ engine: t.engine, port: 0 });
   const response = await call(`${server.url}/destinations`).finally(() => server.close());
   assert.equal(response.status, 200);

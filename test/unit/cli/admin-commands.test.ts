@@ -5,6 +5,7 @@ import type { ReloadResult } from '../../../src/admin/routes.js';
 import { type CommandIo, adminCommand } from '../../../src/cli/admin-commands.js';
 import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
+import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 
 function capture(env: Record<string, string | undefined>) {
   const out: string[] = [];
@@ -55,15 +56,7 @@ test('cli admin commands - send, browse with a selector, and status against a ru
 
 test('cli admin commands - status shows pending messages by cause, a column for each cause (DST-9)', async () => {
   const t = testEngine();
-  const connection = t.connect();
-  const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const queue = session.createQueue('orders');
-  const producer = session.createProducer(queue);
-  await producer.send(new TextMessage('unacked'));
-  await producer.send(new TextMessage('later'), { deliveryDelay: 60_000 });
-  await producer.send(new TextMessage('later too'), { deliveryDelay: 60_000 });
-  await connection.createSession(true).createProducer(queue).send(new TextMessage('tx'));
-  await session.createConsumer(queue).receiveNoWait();
+  await pendingForEachCause(t, { scheduled: 2 });
   const server = await startAdminServer({ engine: t.engine, port: 0 });
   const status = capture({ JMS_GATEWAY_ADMIN_URL: server.url });
   assert.equal(await adminCommand('status', [], status.io), 0);

@@ -42,6 +42,30 @@ async function fullErrorQueue(t: ReturnType<typeof testEngine>) {
   return session.createConsumer(session.createQueue('errors'));
 }
 
+/**
+ * Queue 'q', whose undeliverable messages go to the full error queue, and a client-acknowledge
+ * session to send to it and reject what it delivers.
+ */
+async function queueIntoFullErrorQueue(t: ReturnType<typeof testEngine>) {
+  const errorQueue = await fullErrorQueue(t);
+  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
+  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  return { errorQueue, session, producer: session.createProducer(session.createQueue('q')) };
+}
+
+/** Queue 'q' under the Redirect expiration policy into the full error queue, holding 'late', expired 100 ms ago. */
+async function expiredIntoFullErrorQueue(t: ReturnType<typeof testEngine>) {
+  const errorQueue = await fullErrorQueue(t);
+  await t.engine.createQueue('q', {
+    errorDestination: 'queue://errors',
+    expirationPolicy: { policy: 'redirect' },
+  });
+  const session = t.connect().createSession();
+  await session.createProducer(session.createQueue('q')).send(new TextMessage('late'), { timeToLive: 100 });
+  await t.clock.advance(200);
+  return { errorQueue, session };
+}
+
 test('error destination - a full one holds an undeliverable message for no consumer and moves it once there is room (DLV-3)', async () => {
   const { logger, errors } = recordingLogger();
   const t = testEngine({}, { logger });
@@ -93,10 +117,7 @@ test('error destination - a poison message waiting for a full one is never hande
 test('error destination - while full, it is reported again once per interval (DLV-3)', async () => {
   const { logger, errors } = recordingLogger();
   const t = testEngine({}, { logger, expirationScanIntervalMs: 0 });
-  await fullErrorQueue(t);
-  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
-  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const producer = session.createProducer(session.createQueue('q'));
+  const { session, producer } = await queueIntoFullErrorQueue(t);
   for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`m${i}`));
   const consumer = session.createConsumer(session.createQueue('q'));
   for (let i = 0; i < 3; i++) session.reject((await consumer.receiveNoWait())!);
@@ -111,10 +132,7 @@ test('error destination - while full, it is reported again once per interval (DL
 
 test('error destination - parked messages move in the order they failed, as room frees up (DLV-3)', async () => {
   const t = testEngine();
-  const errorQueue = await fullErrorQueue(t);
-  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
-  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const producer = session.createProducer(session.createQueue('q'));
+  const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
   for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`m${i}`));
   const consumer = session.createConsumer(session.createQueue('q'));
   const received = [];
@@ -132,10 +150,7 @@ test('error destination - parked messages move in the order they failed, as room
 
 test('error destination - a parked message keeps its unit of order waiting until it has moved (DLV-3, ORD-4)', async () => {
   const t = testEngine();
-  const errorQueue = await fullErrorQueue(t);
-  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
-  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  const producer = session.createProducer(session.createQueue('q'));
+  const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
   for (const body of ['g1', 'g2']) {
     const m = new TextMessage(body);
     m.setStringProperty('JMSXGroupID', 'g');
@@ -152,14 +167,7 @@ test('error destination - a parked message keeps its unit of order waiting until
 
 test('error destination - an expired message found at dispatch under the Redirect policy is held, not lost, while it is full (DLV-3, DLV-4)', async () => {
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
-  const errorQueue = await fullErrorQueue(t);
-  await t.engine.createQueue('q', {
-    errorDestination: 'queue://errors',
-    expirationPolicy: { policy: 'redirect' },
-  });
-  const session = t.connect().createSession();
-  await session.createProducer(session.createQueue('q')).send(new TextMessage('late'), { timeToLive: 100 });
-  await t.clock.advance(200);
+  const { errorQueue, session } = await expiredIntoFullErrorQueue(t);
   const consumer = session.createConsumer(session.createQueue('q'));
   assert.equal(await consumer.receiveNoWait(), null);
   assert.deepEqual(held(t, 'queue://q'), { held: 1, parked: 1 });
@@ -175,14 +183,7 @@ test('error destination - an expired message found at dispatch under the Redirec
 
 test('error destination - an expired message found by the active scan under the Redirect policy is held while it is full (DLV-3, DLV-4)', async () => {
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
-  const errorQueue = await fullErrorQueue(t);
-  await t.engine.createQueue('q', {
-    errorDestination: 'queue://errors',
-    expirationPolicy: { policy: 'redirect' },
-  });
-  const session = t.connect().createSession();
-  await session.createProducer(session.createQueue('q')).send(new TextMessage('late'), { timeToLive: 100 });
-  await t.clock.advance(200);
+  const { errorQueue } = await expiredIntoFullErrorQueue(t);
   assert.equal(t.engine.expireNow(), 1);
   assert.deepEqual(held(t, 'queue://q'), { held: 1, parked: 1 });
   await errorQueue.receiveNoWait();
@@ -193,10 +194,8 @@ test('error destination - an expired message found by the active scan under the 
 
 test('error destination - deleting a destination drops its parked messages with it (DLV-3, DST-6)', async () => {
   const t = testEngine();
-  const errorQueue = await fullErrorQueue(t);
-  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
-  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
-  await session.createProducer(session.createQueue('q')).send(new TextMessage('m'));
+  const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
+  await producer.send(new TextMessage('m'));
   session.reject((await session.createConsumer(session.createQueue('q')).receiveNoWait())!);
   await t.engine.deleteDestination('queue://q');
   await errorQueue.receiveNoWait();

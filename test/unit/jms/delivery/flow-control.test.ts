@@ -1,20 +1,53 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DeliveryMode, ResourceAllocationError, Session, TextMessage, Topic } from '../../../../src/index.js';
-import { testEngine } from '../../../helpers/engine.js';
+import {
+  DeliveryMode,
+  type DestinationOptions,
+  type MessageProducer,
+  ResourceAllocationError,
+  Session,
+  TextMessage,
+  Topic,
+} from '../../../../src/index.js';
+import { type TestEngine, testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+
+/** Creates queue 'q' with the quota or thresholds under test, and a producer to it on a new session. */
+async function producerToQueue(t: TestEngine, options: DestinationOptions) {
+  await t.engine.createQueue('q', options);
+  const session = t.connect().createSession();
+  return { session, producer: session.createProducer(session.createQueue('q')) };
+}
+
+/** Makes the producer non-persistent (for the test's later sends too) and sends each text in turn. */
+async function sendNonPersistent(producer: MessageProducer, texts: string[]) {
+  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
+  for (const text of texts) await producer.send(new TextMessage(text));
+}
+
+/** Whether a send goes in without waiting on the clock. */
+async function goesAtOnce(send: Promise<void>): Promise<boolean> {
+  let sent = false;
+  void send.then(() => (sent = true));
+  await settle();
+  return sent;
+}
+
+/** What a send came to: the error it failed with, or 'sent'. */
+function outcomeOf(send: Promise<void>): Promise<Error | 'sent'> {
+  return send.then(
+    () => 'sent' as const,
+    (error: Error) => error,
+  );
+}
 
 test('quota - a send to a full destination waits for room and goes in when a message is consumed (DLV-7)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { messagesMaximum: 2 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { session, producer } = await producerToQueue(t, { messagesMaximum: 2 });
   await producer.send(new TextMessage('1'));
   await producer.send(new TextMessage('2'));
-  let done = false;
-  const third = producer.send(new TextMessage('3')).then(() => (done = true));
-  await settle();
-  assert.equal(done, false);
+  const third = producer.send(new TextMessage('3'));
+  assert.equal(await goesAtOnce(third), false);
   assert.equal(t.engine.blockedSends, 1);
   await session.createConsumer(session.createQueue('q')).receiveNoWait();
   await third;
@@ -24,15 +57,9 @@ test('quota - a send to a full destination waits for room and goes in when a mes
 
 test('quota - a blocked send fails with ResourceAllocation after the send timeout; timeout 0 fails at once (DLV-7)', async () => {
   const t = testEngine({ sendTimeout: 3000 });
-  await t.engine.createQueue('q', { bytesMaximum: 10 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { producer } = await producerToQueue(t, { bytesMaximum: 10 });
   await producer.send(new TextMessage('0123456789'));
-  const blocked = producer.send(new TextMessage('x'));
-  const outcome = blocked.then(
-    () => 'sent',
-    (error: Error) => error,
-  );
+  const outcome = outcomeOf(producer.send(new TextMessage('x')));
   await t.clock.advance(2999);
   await t.clock.advance(1);
   const error = await outcome;
@@ -61,9 +88,7 @@ test('quota - the gateway-wide quota counts every destination (DLV-7)', async ()
 
 test('quota - deleting a destination cancels its blocked sends with ResourceAllocation (DST-6)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { messagesMaximum: 1 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { producer } = await producerToQueue(t, { messagesMaximum: 1 });
   await producer.send(new TextMessage('1'));
   const blocked = producer.send(new TextMessage('2'));
   await settle();
@@ -72,19 +97,9 @@ test('quota - deleting a destination cancels its blocked sends with ResourceAllo
   await t.close();
 });
 
-/** Whether a send goes in without waiting on the clock. */
-async function goesAtOnce(send: Promise<void>): Promise<boolean> {
-  let sent = false;
-  void send.then(() => (sent = true));
-  await settle();
-  return sent;
-}
-
 test('quota - concurrent persistent sends cannot all pass a full destination: room is reserved when a send is admitted (DLV-7)', async () => {
   const t = testEngine({ sendTimeout: 0 });
-  await t.engine.createQueue('q', { messagesMaximum: 2 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { producer } = await producerToQueue(t, { messagesMaximum: 2 });
   const outcomes = await Promise.allSettled(
     [1, 2, 3, 4, 5].map((i) => producer.send(new TextMessage(`${i}`))),
   );
@@ -113,12 +128,8 @@ test('quota - the gateway-wide quota reserves room for concurrent persistent sen
 
 test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)', async () => {
   const t = testEngine({ sendTimeout: 10_000 });
-  await t.engine.createQueue('q', { messagesMaximum: 2 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
-  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-  await producer.send(new TextMessage('a'));
-  await producer.send(new TextMessage('b'));
+  const { session, producer } = await producerToQueue(t, { messagesMaximum: 2 });
+  await sendNonPersistent(producer, ['a', 'b']);
   const sent: string[] = [];
   const waiting = ['w1', 'w2', 'w3'].map((text) =>
     producer.send(new TextMessage(text)).then(() => sent.push(text)),
@@ -141,12 +152,8 @@ test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)'
 
 test('quota - a waiting send is not overtaken by later ones that would fit: room goes oldest first (DLV-7)', async () => {
   const t = testEngine({ sendTimeout: 10_000 });
-  await t.engine.createQueue('q', { bytesMaximum: 10 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
-  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-  await producer.send(new TextMessage('12345'));
-  await producer.send(new TextMessage('12345'));
+  const { session, producer } = await producerToQueue(t, { bytesMaximum: 10 });
+  await sendNonPersistent(producer, ['12345', '12345']);
   const sent: string[] = [];
   const big = producer.send(new TextMessage('12345678')).then(() => sent.push('big'));
   const small = producer.send(new TextMessage('12')).then(() => sent.push('small'));
@@ -173,12 +180,8 @@ test('quota - a waiting send is not overtaken by later ones that would fit: room
 
 test('quota - a send that times out at the head of the line lets the ones behind it in (DLV-7)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { bytesMaximum: 10 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
-  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-  await producer.send(new TextMessage('12345'));
-  await producer.send(new TextMessage('12345'));
+  const { session, producer } = await producerToQueue(t, { bytesMaximum: 10 });
+  await sendNonPersistent(producer, ['12345', '12345']);
   await session.createConsumer(session.createQueue('q')).receiveNoWait();
   producer.setSendTimeout(1000);
   const big = producer.send(new TextMessage('12345678')).then(
@@ -199,9 +202,7 @@ test('quota - a send that times out at the head of the line lets the ones behind
 
 test('quota - a persistent send the store refuses gives its reserved room back (DLV-7)', async () => {
   const t = testEngine({ sendTimeout: 0 });
-  await t.engine.createQueue('q', { messagesMaximum: 1 });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { producer } = await producerToQueue(t, { messagesMaximum: 1 });
   t.store.failNextCommit(new Error('disk full'));
   await assert.rejects(producer.send(new TextMessage('lost')), /disk full/);
   await producer.send(new TextMessage('kept'));
@@ -220,10 +221,8 @@ test('quota - an uncommitted send holds its room until commit; a rollback frees 
   producer.setSendTimeout(0);
   await assert.rejects(producer.send(new TextMessage('no room')), /is full \(messagesMaximum 1\)/);
   producer.setSendTimeout(10_000);
-  let sent = false;
-  const waiting = producer.send(new TextMessage('waits')).then(() => (sent = true));
-  await settle();
-  assert.equal(sent, false);
+  const waiting = producer.send(new TextMessage('waits'));
+  assert.equal(await goesAtOnce(waiting), false);
   await tx.rollback();
   await waiting;
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
@@ -288,14 +287,12 @@ test('quota - a send to a distributed topic waits until every member has room (D
 
 test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { session, producer } = await producerToQueue(t, {
+    thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 },
+  });
   for (let i = 0; i < 4; i++) await producer.send(new TextMessage(`${i}`));
-  let sent = false;
-  const slowed = producer.send(new TextMessage('slow')).then(() => (sent = true));
-  await settle();
-  assert.equal(sent, false, 'over the high threshold: the send is slowed');
+  const slowed = producer.send(new TextMessage('slow'));
+  assert.equal(await goesAtOnce(slowed), false, 'over the high threshold: the send is slowed');
   await t.clock.advance(100);
   await slowed;
   const consumer = session.createConsumer(session.createQueue('q'));
@@ -310,9 +307,9 @@ test('flow control - above the high threshold sends are slowed until the destina
 
 test('flow control - starts only above the high threshold and stops only below the low one, not at them (DLV-7)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 } });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { session, producer } = await producerToQueue(t, {
+    thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 },
+  });
   for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`${i}`));
   assert.equal(await goesAtOnce(producer.send(new TextMessage('at high'))), true, 'holding 3 is not above 3');
   const slowed = producer.send(new TextMessage('above high'));
@@ -333,9 +330,9 @@ test('flow control - starts only above the high threshold and stops only below t
 
 test('flow control - bytes thresholds: above bytesHigh on, below bytesLow off (DLV-7)', async () => {
   const t = testEngine();
-  await t.engine.createQueue('q', { thresholds: { bytesHigh: 10, bytesLow: 5, delayMs: 100 } });
-  const session = t.connect().createSession();
-  const producer = session.createProducer(session.createQueue('q'));
+  const { session, producer } = await producerToQueue(t, {
+    thresholds: { bytesHigh: 10, bytesLow: 5, delayMs: 100 },
+  });
   await producer.send(new TextMessage('0123456789'));
   assert.equal(await goesAtOnce(producer.send(new TextMessage(''))), true, '10 bytes is not above 10');
   await producer.send(new TextMessage('x'));
@@ -520,10 +517,7 @@ test('throttling - a throttled send is paused, not failed, and its send timeout 
   await paused;
   await producer.send(new TextMessage('in'));
   await producer.send(new TextMessage('in too'));
-  const outcome = producer.send(new TextMessage('gives up')).then(
-    () => 'sent',
-    (error: Error) => error,
-  );
+  const outcome = outcomeOf(producer.send(new TextMessage('gives up')));
   await t.clock.advance(1000);
   const error = await outcome;
   assert.ok(error instanceof ResourceAllocationError);
