@@ -351,25 +351,23 @@ export class Backlog {
     for (;;) {
       const entry = set.first();
       if (!entry) return undefined;
-      if (this.#isExpired(entry)) {
-        this.hooks.expired(this, entry);
-        if (entry.state === 'available') this.remove(entry, 'expired');
-        continue;
-      }
+      if (this.expireIfDue(entry)) continue;
       this.#compactIfSparse(set);
       return entry;
     }
   }
 
   /**
-   * Expires a delivered entry about to reach its application if its time to live ran out while
-   * it waited (in a listener's pipeline, SES-6), applying the expiration policy: expired messages
-   * are never delivered (DLV-4). True when it was expired.
+   * Expires an entry whose time to live ran out, applying the expiration policy: expired messages
+   * are never delivered (DLV-4). Checked as dispatch takes an available entry, and again as a
+   * delivered one reaches its application after waiting in a listener's pipeline (SES-6). The
+   * policy may move or park it; left where it was, it is removed. True when it was expired.
    */
   expireIfDue(entry: Entry): boolean {
     if (!this.#isExpired(entry)) return false;
+    const state = entry.state;
     this.hooks.expired(this, entry);
-    if (entry.state === 'delivered') this.remove(entry, 'expired');
+    if (entry.state === state) this.remove(entry, 'expired');
     return true;
   }
 
