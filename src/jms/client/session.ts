@@ -578,7 +578,7 @@ export class Session {
 
   #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
     const engine = this.connection.engine;
-    const sessionDelay = this.#redeliveryDelay ?? this.connection.factoryOptions.redeliveryDelay;
+    const sessionDelay = this.getRedeliveryDelay();
     if (records.length === 1 && prefetched.length === 0) {
       // One message back (a transaction per message): nothing to group.
       const { entry, backlog } = records[0]!;
