@@ -424,8 +424,7 @@ export class JmsEngine {
     );
     this.#distributed.set(handle.toString(), state);
     if (kind === 'topic') this.#linkTopicMembers();
-    for (const member of resolved)
-      this.#aliases.set(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`, member.state);
+    for (const member of resolved) this.#aliases.set(memberAlias(handle, member), member.state);
     const definition = {
       distributedMembers: members.map((m) => ({ name: m.name, weight: m.weight ?? 1 })),
       loadBalancing: state.loadBalancing,
@@ -460,7 +459,7 @@ export class JmsEngine {
     if (this.#recovering) return;
     const key = handle.toString();
     const names = (errorDestination: string | undefined) =>
-      errorDestination === key || errorDestination?.startsWith(`${key}/`) === true;
+      errorDestination === key || errorDestination?.startsWith(`${key}${MEMBER_SEPARATOR}`) === true;
     const referrer = [...this.#destinations.values()].find((state) => names(state.options.errorDestination));
     const by = names(memberOptions?.errorDestination) ? 'its own members' : referrer && `'${referrer.label}'`;
     if (by === undefined) return;
@@ -787,9 +786,7 @@ export class JmsEngine {
   resolveForNamedSubscription(destination: Destination | null | undefined): DestinationState {
     const distributed = destination ? this.#distributed.get(destination.toString()) : undefined;
     if (distributed) {
-      const members = distributed.members.map(
-        (m) => `'${distributed.handle.toString()}${MEMBER_SEPARATOR}${m.state.name}'`,
-      );
+      const members = distributed.members.map((m) => `'${memberAlias(distributed.handle, m)}'`);
       throw new InvalidDestinationError(
         `a durable or shared subscription cannot be made on distributed topic '${distributed.handle.toString()}': make it on one of its members (${members.join(', ')})`,
       );
@@ -1078,8 +1075,7 @@ export class JmsEngine {
     const distributed = this.#distributed.get(handle.toString());
     if (distributed) {
       this.#distributed.delete(handle.toString());
-      for (const member of distributed.members)
-        this.#aliases.delete(`${handle.toString()}${MEMBER_SEPARATOR}${member.state.name}`);
+      for (const member of distributed.members) this.#aliases.delete(memberAlias(handle, member));
       // Like any deleted destination, its name is not auto-created again, not even as a plain one.
       this.#deleted.add(handle.toString());
       if (handle.kind === 'topic') this.#linkTopicMembers(distributed.members);
@@ -1215,6 +1211,11 @@ function memberForMessage(
   const member = distributed.pickForSend();
   affinity?.set(distributed, member);
   return member;
+}
+
+/** The `distributed/member` name a member is also reachable as (DST-8). */
+function memberAlias(distributed: Destination, member: Member): string {
+  return `${distributed.toString()}${MEMBER_SEPARATOR}${member.state.name}`;
 }
 
 function checkName(name: string): string {
