@@ -49,7 +49,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
     );
   };
   checkErrorDestinations((data.destinations ?? {}) as Plain, declared, report);
-  checkBridges((data.bridges ?? []) as unknown[], references, distributedTopics(data), report);
+  checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
   const admin = (data.admin ?? {}) as Plain;
   if (
     admin.enabled !== false &&
@@ -206,17 +206,10 @@ function checkOptions(options: Plain, path: string, report: (path: string, messa
     }
 }
 
-/** `topic://name` of every distributed topic declared. */
-function distributedTopics(data: Plain): Set<string> {
-  const list = ((data.destinations ?? {}) as Plain).distributedTopics;
-  const names = Array.isArray(list) ? list.filter(isPlain).map((entry) => entry.name) : [];
-  return new Set(names.filter((name) => typeof name === 'string').map((name) => `topic://${name}`));
-}
-
 function checkBridges(
   bridges: unknown[],
   references: (path: string, destination: unknown) => void,
-  distributed: ReadonlySet<string>,
+  distributed: ReadonlyMap<string, readonly string[]>,
   report: (path: string, message: string) => void,
 ): void {
   const names = new Map<string, string>();
@@ -261,7 +254,7 @@ function checkBridges(
       if (source.durable !== undefined) {
         if (typeof source.destination === 'string' && !source.destination.startsWith('topic://'))
           report(`${path}.source.durable`, 'a durable subscription needs a topic source (topic://name)');
-        if (typeof source.destination === 'string' && distributed.has(source.destination))
+        else if (typeof source.destination === 'string' && distributed.has(source.destination))
           report(
             `${path}.source.durable`,
             `a durable subscription cannot be made on distributed topic '${source.destination}': make it on one of its members ('${source.destination}/member')`,
