@@ -102,8 +102,6 @@ interface Waiter {
   readonly request: Request;
   /** Why it waits, as last seen: the reason it fails with, and whom it holds up. */
   refusal: Refusal;
-  /** The send timeout it started with, for the error. */
-  readonly timeoutMs: number;
   resolve(admission: Admission): void;
   reject(error: Error): void;
   timer: ScheduledTimer | undefined;
@@ -286,7 +284,7 @@ export class FlowControl {
   #wait(request: Request, timeoutMs: number, remainingMs: number, refusal: Refusal): Promise<Admission> {
     if (remainingMs <= 0) return Promise.reject(this.#fullError(refusal, timeoutMs));
     return new Promise<Admission>((resolve, reject) => {
-      const waiter: Waiter = { request, refusal, timeoutMs, resolve, reject, timer: undefined };
+      const waiter: Waiter = { request, refusal, resolve, reject, timer: undefined };
       waiter.timer = this.timers.after(remainingMs, () => {
         this.#remove(waiter);
         const now = this.#refusal(request);
