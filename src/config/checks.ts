@@ -5,6 +5,7 @@
  * schema they catch what starting the gateway would refuse.
  */
 import { isLoopback } from '../admin/server.js';
+import { parseDestination } from '../jms/destination/destination.js';
 import { parseSchedule } from '../jms/schedule.js';
 import { parseSelector } from '../jms/selector/index.js';
 import { CompiledXPath } from '../jms/selector/xpath/compiled-xpath.js';
@@ -35,7 +36,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   const references = (path: string, destination: unknown) => {
     if (typeof destination !== 'string' || declared.all.has(destination)) return;
     // The engine never auto-creates a `distributed/member` name: it must name a declared member.
-    if (/^(queue|topic):\/\/[^/]*\//.test(destination)) {
+    if (namesMember(destination)) {
       report(
         path,
         `destination '${destination}' names a member of a distributed destination ('distributed/member') that is not declared: declare the distributed destination with that member, or name a destination without '/'`,
@@ -63,6 +64,9 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
     );
   return problems;
 }
+
+/** Whether a `queue://x` or `topic://x` names a member of a distributed destination, as `distributed/member`. */
+const namesMember = (uri: string): boolean => parseDestination(uri).name.includes('/');
 
 const isPlain = (value: unknown): value is Plain =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -178,7 +182,7 @@ function errorDestinationProblem(name: string, declared: Declared): string | und
     return `'${name}' is a distributed destination: an error destination must be a queue or topic (name one of its members, e.g. '${members[0] ?? 'queue://member'}')`;
   const member = declared.aliases.get(name);
   if (member) return `'${name}' is a member's alias: name the member itself, '${member}'`;
-  if (/^(queue|topic):\/\/[^/]*\//.test(name))
+  if (namesMember(name))
     return `'${name}' names a member of a distributed destination ('distributed/member'), and no such member is declared: name a declared queue or topic by its own name`;
   if (!declared.all.has(name))
     return `destination '${name}' is not declared under destinations: an error destination is never created on first use, so declare it (under destinations.${name.startsWith('topic://') ? 'topics' : 'queues'})`;
