@@ -296,6 +296,11 @@ export class FlowControl {
     });
   }
 
+  /** The gateway's undelivered messages as throttling counts them: sends admitted but not landed too. */
+  #serverUndeliveredCount(): number {
+    return this.serverUndelivered() + this.#reserved.undelivered;
+  }
+
   /**
    * DLV-8: on when the gateway and the destination are both over their thresholds; off when
    * either is back under (the destination: under threshold minus lag). Both count undelivered
@@ -303,8 +308,8 @@ export class FlowControl {
    */
   #updateThrottle(target: AdmissionTarget): boolean {
     const t = this.#throttling!;
-    const server = this.serverUndelivered() + this.#reserved.undelivered;
-    const undelivered = (target.undelivered?.messages ?? 0) + target.reserved.undelivered;
+    const server = this.#serverUndeliveredCount();
+    const undelivered = undeliveredCount(target);
     if (!target.throttled) {
       target.throttled = server > t.serverThreshold && undelivered > t.destinationThreshold;
     } else if (server < t.serverThreshold || undelivered < t.destinationThreshold - t.lag) {
@@ -373,8 +378,8 @@ export class FlowControl {
    */
   #throttledError(target: AdmissionTarget, timeoutMs: number): ResourceAllocationError {
     const t = this.#throttling!;
-    const server = this.serverUndelivered() + this.#reserved.undelivered;
-    const destination = (target.undelivered?.messages ?? 0) + target.reserved.undelivered;
+    const server = this.#serverUndeliveredCount();
+    const destination = undeliveredCount(target);
     const send =
       timeoutMs > 0
         ? `the send was paused for its send timeout of ${timeoutMs} ms and failed`
@@ -440,6 +445,11 @@ class Request implements Admission, AdmissionPart {
     }
     this.flow.reserveOnServer(sign * this.totalEntries, sign * this.totalEntries * this.size, undelivered);
   }
+}
+
+/** A destination's undelivered messages as throttling counts them: sends admitted but not landed too. */
+function undeliveredCount(target: AdmissionTarget): number {
+  return (target.undelivered?.messages ?? 0) + target.reserved.undelivered;
 }
 
 /** Whether a quota limits anything. */
