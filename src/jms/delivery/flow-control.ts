@@ -191,18 +191,20 @@ export class FlowControl {
     let serverHeldUp = false;
     for (const waiter of [...this.#waiters]) {
       const { request } = waiter;
-      const behind = serverHeldUp || request.parts.some((part) => heldUp.has(part.target));
-      const refusal = behind ? undefined : this.#refusal(request);
-      if (behind || (refusal !== undefined && refusal !== 'slow')) {
-        if (refusal !== undefined && refusal !== 'slow') waiter.refusal = refusal;
-        for (const part of request.parts) heldUp.add(part.target);
-        if (waiter.refusal.reason === 'server') serverHeldUp = true;
-        continue;
+      if (!serverHeldUp && !request.parts.some((part) => heldUp.has(part.target))) {
+        const refusal = this.#refusal(request);
+        if (refusal === undefined || refusal === 'slow') {
+          // It already waited for room: flow control does not slow it on top.
+          this.#remove(waiter);
+          waiter.timer?.cancel();
+          waiter.resolve(request.hold());
+          continue;
+        }
+        waiter.refusal = refusal;
       }
-      // It already waited for room: flow control does not slow it on top.
-      this.#remove(waiter);
-      waiter.timer?.cancel();
-      waiter.resolve(request.hold());
+      // Still waiting: no younger send takes room it waits for.
+      for (const part of request.parts) heldUp.add(part.target);
+      if (waiter.refusal.reason === 'server') serverHeldUp = true;
     }
   }
 
