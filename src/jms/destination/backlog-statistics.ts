@@ -91,17 +91,4 @@ export class BacklogStatistics {
       s.parked.messages
     );
   }
-
-  /** Bytes held in any live state. */
-  get bytesHeld(): number {
-    const s = this.byState;
-    return (
-      s.uncommitted.bytes +
-      s.scheduled.bytes +
-      s.delayed.bytes +
-      s.available.bytes +
-      s.delivered.bytes +
-      s.parked.bytes
-    );
-  }
 }
