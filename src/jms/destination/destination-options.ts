@@ -4,7 +4,7 @@
  * default written on it.
  */
 import type { FlowThresholds } from '../delivery/flow-control.js';
-import { InvalidArgumentError } from '../errors.js';
+import { invalidSetting, nonNegativeMs } from '../client/setting-checks.js';
 import type { DestinationKey } from './ordered-entries.js';
 
 /** What happens to an expired message (DLV-4). */
@@ -87,27 +87,15 @@ export function overrideOf(value: number | undefined): number | undefined {
 export function checkDestinationOptions(options: DestinationOptions): void {
   const limit = options.redeliveryLimit;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < NO_OVERRIDE))
-    throw invalid('redeliveryLimit', limit, '-1 (no override) or an integer >= 0');
+    throw invalidSetting('redeliveryLimit', limit, '-1 (no override) or an integer >= 0');
   for (const field of ['redeliveryDelayOverride', 'timeToLiveOverride'] as const) {
     const value = options[field];
-    if (value !== undefined && value !== NO_OVERRIDE && !isMs(value))
-      throw invalid(field, value, '-1 (no override) or a number of ms >= 0');
+    if (value !== undefined && value !== NO_OVERRIDE)
+      nonNegativeMs(value, field, '-1 (no override) or a number of ms >= 0');
   }
   const backoff = options.redeliveryBackoff;
-  if (backoff !== undefined) {
-    if (
-      typeof backoff.multiplier !== 'number' ||
-      !Number.isFinite(backoff.multiplier) ||
-      backoff.multiplier < 1
-    )
-      throw invalid('redeliveryBackoff.multiplier', backoff.multiplier, 'a finite number >= 1');
-    if (backoff.maximumMs !== undefined && !isMs(backoff.maximumMs))
-      throw invalid('redeliveryBackoff.maximumMs', backoff.maximumMs, 'a number of ms >= 0');
-  }
-}
-
-const isMs = (value: unknown): boolean => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-
-function invalid(field: string, value: unknown, expected: string): InvalidArgumentError {
-  return new InvalidArgumentError(`${field} ${String(value)} is not valid (expected ${expected})`);
+  if (backoff === undefined) return;
+  if (!Number.isFinite(backoff.multiplier) || backoff.multiplier < 1)
+    throw invalidSetting('redeliveryBackoff.multiplier', backoff.multiplier, 'a finite number >= 1');
+  if (backoff.maximumMs !== undefined) nonNegativeMs(backoff.maximumMs, 'redeliveryBackoff.maximumMs');
 }
