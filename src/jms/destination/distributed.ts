@@ -70,9 +70,7 @@ export class DistributedState {
 
   /** The member a send goes to. Members with no consumers are skipped unless none has any (DST-8). */
   pickForSend(): DestinationState {
-    const live = this.#live();
-    const withConsumers = live.filter((m) => this.consumersOf(m.state) > 0);
-    return this.#pick(withConsumers.length > 0 ? withConsumers : live, this.#sends);
+    return this.#pick(this.members.some(this.#withConsumers) ? this.#withConsumers : isLive, this.#sends);
   }
 
   /**
@@ -80,9 +78,7 @@ export class DistributedState {
    * are balanced over (`000`, queues with zero consumers); then all of them.
    */
   pickForConsumer(): DestinationState {
-    const live = this.#live();
-    const idle = live.filter((m) => this.consumersOf(m.state) === 0);
-    return this.#pick(idle.length > 0 ? idle : live, this.#consumers);
+    return this.#pick(this.members.some(this.#idle) ? this.#idle : isLive, this.#consumers);
   }
 
   /** A message's unit of order, read as the members' backlogs read it; null when it has none. */
@@ -106,18 +102,18 @@ export class DistributedState {
     return this.pickForSend();
   }
 
-  #live(): Member[] {
-    return this.members.filter((m) => !m.state.deleted);
-  }
+  // Eligibility is a test rather than a list: a send picks its member without building arrays.
+  readonly #withConsumers = (m: Member): boolean => !m.state.deleted && this.consumersOf(m.state) > 0;
+  readonly #idle = (m: Member): boolean => !m.state.deleted && this.consumersOf(m.state) === 0;
 
-  #pick(eligible: readonly Member[], turn: Turn): DestinationState {
-    if (this.loadBalancing === 'random') return this.#pickRandom(eligible);
+  #pick(eligible: (member: Member) => boolean, turn: Turn): DestinationState {
+    if (this.loadBalancing === 'random') return this.#pickRandom(this.members.filter(eligible));
     for (let tries = 0; tries < this.#order.length; tries++) {
       const member = this.members[this.#order[turn.next]!]!;
       turn.next = (turn.next + 1) % this.#order.length;
-      if (eligible.includes(member)) return member.state;
+      if (eligible(member)) return member.state;
     }
-    return eligible[0]!.state;
+    return this.members.find(eligible)!.state;
   }
 
   #pickRandom(eligible: readonly Member[]): DestinationState {
@@ -130,6 +126,8 @@ export class DistributedState {
     return eligible[eligible.length - 1]!.state;
   }
 }
+
+const isLive = (m: Member): boolean => !m.state.deleted;
 
 /** 32-bit FNV-1a of a string's UTF-16 code units: stable across runs and restarts. */
 function hashOf(text: string): number {
