@@ -65,7 +65,7 @@ export interface BacklogOptions {
    * handed out one at a time, in order. Default `JMSXGroupID`; null turns units of order off.
    */
   unitOfOrderProperty?: string | null | undefined;
-  /** Its destination's held counts, when the destination has more backlogs than this one (a topic). */
+  /** Its destination's held counts: a queue's own, or the one a topic's subscriptions share. */
   tally?: SharedTally | undefined;
   /** Its destination's undelivered messages, counted while producer throttling is on (DLV-8). */
   undelivered?: Undelivered | undefined;

@@ -85,10 +85,6 @@ export type EntryState =
   /** Gone: acknowledged, expired, moved or deleted. */
   | 'removed';
 
-/** Pending states, each a cause an operator can see in statistics. */
-export const PENDING_STATES = ['uncommitted', 'scheduled', 'delayed', 'delivered', 'parked'] as const;
-export type PendingState = (typeof PENDING_STATES)[number];
-
 /** One message held by one backlog (a queue, or one subscription of a topic). */
 export class Entry {
   /** Starts as `removed`: not held by its backlog until added or held as uncommitted. */
