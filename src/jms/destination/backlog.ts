@@ -14,6 +14,7 @@ import type { MessageSelector } from '../selector/index.js';
 import { BacklogStatistics, type SharedTally } from './backlog-statistics.js';
 import type { Entry, EntryState } from './entry.js';
 import type { Undelivered } from './undelivered.js';
+import { DEFAULT_UNIT_OF_ORDER_PROPERTY, unitOfOrderOf } from './unit-of-order.js';
 import {
   type DestinationKey,
   type OrderedEntries,
@@ -96,7 +97,9 @@ export class Backlog {
     this.#keys = options.keys;
     this.#available = createOrderedEntries(options.keys);
     this.#unitOfOrderProperty =
-      options.unitOfOrderProperty === undefined ? 'JMSXGroupID' : options.unitOfOrderProperty;
+      options.unitOfOrderProperty === undefined
+        ? DEFAULT_UNIT_OF_ORDER_PROPERTY
+        : options.unitOfOrderProperty;
   }
 
   // --- units of order (ORD-4) ---
@@ -113,10 +116,8 @@ export class Backlog {
   #unitOf(entry: Entry): string | null {
     if (this.#unitOfOrderProperty === null) return null;
     const stored = entry.stored;
-    if (stored.unitOfOrder === undefined) {
-      const value = stored.message.getTypedProperty(this.#unitOfOrderProperty)?.value;
-      stored.unitOfOrder = value === undefined || value instanceof Uint8Array ? null : String(value);
-    }
+    if (stored.unitOfOrder === undefined)
+      stored.unitOfOrder = unitOfOrderOf(stored.message, this.#unitOfOrderProperty);
     return stored.unitOfOrder;
   }
 

@@ -10,12 +10,13 @@ import type { Destination } from './destination.js';
 import type { DestinationOptions } from './destination-options.js';
 import type { StoredMessage } from './entry.js';
 import type { Undelivered } from './undelivered.js';
+import { unitOfOrderProperty } from './unit-of-order.js';
 
 /** The backlog options a destination's settings imply. */
 function backlogOptions(options: DestinationOptions): BacklogOptions {
   return {
     keys: options.keys,
-    unitOfOrderProperty: options.unitOfOrderProperty === '' ? null : options.unitOfOrderProperty,
+    unitOfOrderProperty: unitOfOrderProperty(options.unitOfOrderProperty),
   };
 }
 

@@ -6,6 +6,7 @@
 import type { Message } from '../message/message.js';
 import type { Destination } from './destination.js';
 import type { DestinationState } from './destination-state.js';
+import { unitOfOrderOf, unitOfOrderProperty } from './unit-of-order.js';
 
 /** How producers spread messages over members. */
 export type LoadBalancing = 'round-robin' | 'random';
@@ -64,8 +65,7 @@ export class DistributedState {
   ) {
     this.#order = weightedRoundRobin(members.map((m) => m.weight));
     this.#totalWeight = members.reduce((sum, m) => sum + m.weight, 0);
-    const property = members[0]?.state.options.unitOfOrderProperty;
-    this.unitOfOrderProperty = property === undefined ? 'JMSXGroupID' : property === '' ? null : property;
+    this.unitOfOrderProperty = unitOfOrderProperty(members[0]?.state.options.unitOfOrderProperty);
   }
 
   /** The member a send goes to. Members with no consumers are skipped unless none has any (DST-8). */
@@ -83,9 +83,7 @@ export class DistributedState {
 
   /** A message's unit of order, read as the members' backlogs read it; null when it has none. */
   unitOf(message: Message): string | null {
-    if (this.unitOfOrderProperty === null) return null;
-    const value = message.getTypedProperty(this.unitOfOrderProperty)?.value;
-    return value === undefined || value instanceof Uint8Array ? null : String(value);
+    return this.unitOfOrderProperty === null ? null : unitOfOrderOf(message, this.unitOfOrderProperty);
   }
 
   /**
