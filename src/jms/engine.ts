@@ -764,7 +764,7 @@ export class JmsEngine {
         );
       return { state: first, distributed: true, alsoTo: others };
     }
-    return { state: memberForMessage(distributed, message, affinity), distributed: true, alsoTo: [] };
+    return { state: distributed.pickForMessage(message, affinity), distributed: true, alsoTo: [] };
   }
 
   /** @internal Whether a destination exists or may be created on first use (for producers created with one). */
@@ -1191,26 +1191,6 @@ export class JmsEngine {
       total: this.#total,
     };
   }
-}
-
-/**
- * The member of a distributed queue a message goes to: a unit of order always goes to the same
- * member (ORD-4), so its messages are never out on two members' consumers at once; any other
- * message goes where its transaction's other sends went (transaction affinity, `000`), or by
- * load balancing. A unit's member does not set the affinity: it may have no consumers.
- */
-function memberForMessage(
-  distributed: DistributedState,
-  message: Message,
-  affinity: TransactionAffinity | undefined,
-): DestinationState {
-  const unit = distributed.unitOf(message);
-  if (unit !== null) return distributed.memberForUnit(unit);
-  const pinned = affinity?.get(distributed);
-  if (pinned && !pinned.deleted) return pinned;
-  const member = distributed.pickForSend();
-  affinity?.set(distributed, member);
-  return member;
 }
 
 /** The `distributed/member` name a member is also reachable as (DST-8). */

@@ -68,6 +68,22 @@ export class DistributedState {
     this.unitOfOrderProperty = unitOfOrderProperty(members[0]?.state.options.unitOfOrderProperty);
   }
 
+  /**
+   * The member a message sent to this distributed queue goes to: a unit of order always goes to
+   * the same member (ORD-4), so its messages are never out on two members' consumers at once; any
+   * other message goes where its transaction's other sends went (transaction affinity, `000`), or
+   * by load balancing. A unit's member does not set the affinity: it may have no consumers.
+   */
+  pickForMessage(message: Message, affinity: TransactionAffinity | undefined): DestinationState {
+    const unit = this.unitOf(message);
+    if (unit !== null) return this.memberForUnit(unit);
+    const pinned = affinity?.get(this);
+    if (pinned && !pinned.deleted) return pinned;
+    const member = this.pickForSend();
+    affinity?.set(this, member);
+    return member;
+  }
+
   /** The member a send goes to. Members with no consumers are skipped unless none has any (DST-8). */
   pickForSend(): DestinationState {
     return this.#pick(this.members.some(this.#withConsumers) ? this.#withConsumers : isLive, this.#sends);
