@@ -38,8 +38,9 @@ export class SortedEntries implements OrderedEntries {
 
   insert(entry: Entry): void {
     const entries = this.#entries;
-    const last = entries[entries.length - 1];
-    if (last === undefined || this.order(last, entry) <= 0 || entries.length === this.#head) {
+    // Empty first: reading entries[-1] would be a named-property lookup, which turns this hot
+    // site megamorphic for good.
+    if (entries.length === this.#head || this.order(entries[entries.length - 1]!, entry) <= 0) {
       entries.push(entry);
       this.#generations.push(entry.generation);
       return;
