@@ -71,6 +71,8 @@ export class TimerQueue {
   #armedFor = Infinity;
   #armed: unknown = undefined;
   #closed = false;
+  /** Made once: arming a timer per redelivery delay should not also make a closure per arm. */
+  readonly #onFire = (): void => this.#fire();
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -108,7 +110,7 @@ export class TimerQueue {
     if (!first || first.due >= this.#armedFor) return;
     if (this.#armed !== undefined) this.#clock.clearTimer(this.#armed);
     this.#armedFor = first.due;
-    this.#armed = this.#clock.setTimer(() => this.#fire(), first.due - this.#clock.now());
+    this.#armed = this.#clock.setTimer(this.#onFire, first.due - this.#clock.now());
   }
 
   #fire(): void {
@@ -133,7 +135,7 @@ export class TimerQueue {
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!this.#less(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      swap(heap, i, parent);
       i = parent;
     }
   }
@@ -151,8 +153,15 @@ export class TimerQueue {
       if (left < heap.length && this.#less(heap[left]!, heap[smallest]!)) smallest = left;
       if (right < heap.length && this.#less(heap[right]!, heap[smallest]!)) smallest = right;
       if (smallest === i) return;
-      [heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!];
+      swap(heap, i, smallest);
       i = smallest;
     }
   }
+}
+
+/** Swaps two heap slots without the temporary array a destructuring swap makes before it is optimised. */
+function swap(heap: TimerNode[], a: number, b: number): void {
+  const node = heap[a]!;
+  heap[a] = heap[b]!;
+  heap[b] = node;
 }
