@@ -3,7 +3,9 @@
  * its subject and its baseline in the same run, prints a table for people and one JSON line for
  * tools (`BENCH {...}`), and exits non-zero when a target is missed.
  */
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 /** One measured row: what ran, how many operations, how long. */
 export interface BenchRow {
@@ -35,6 +37,17 @@ export async function best(name: string, ops: number, fn: () => unknown, runs = 
     if (!top || row.rate > top.rate) top = row;
   }
   return top!;
+}
+
+/**
+ * Node arguments that run the script `name` beside the calling one (`import.meta.url`) the way
+ * the caller runs: compiled (`npm run bench`), or from source through tsx when the caller was.
+ */
+export function siblingScript(callerUrl: string, name: string): string[] {
+  const caller = fileURLToPath(callerUrl);
+  const fromSource = caller.endsWith('.ts');
+  const script = join(dirname(caller), `${name}${fromSource ? '.ts' : '.js'}`);
+  return fromSource ? ['--import', 'tsx', script] : [script];
 }
 
 /** Prints rows as an aligned table. */

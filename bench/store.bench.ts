@@ -18,14 +18,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { ConnectionFactory, JmsEngine, Queue, type StoreOperation, TextMessage } from '../src/index.js';
 import { FileStore } from '../src/store/file-store.js';
 import { serializeMessage } from '../src/store/message-serializer.js';
-import { measure, printJson, printTable, target, type BenchRow } from './lib.js';
+import { measure, printJson, printTable, siblingScript, target, type BenchRow } from './lib.js';
 
 const BODY = 'x'.repeat(1024);
 const PRODUCER_COUNTS = [1, 8, 64] as const;
@@ -36,7 +35,6 @@ const QUEUED_MESSAGES = Number(process.env.STORE_BENCH_QUEUED ?? 1_000_000);
 /** The documented ceiling for 1,000,000 queued 1 KB messages with paging (docs/persistence.md). */
 const PAGED_RSS_CEILING_MB = 1_024;
 
-const here = dirname(fileURLToPath(import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'store-bench-'));
 let runs = 0;
 const freshDir = () => join(root, `run-${++runs}`) + '/';
@@ -182,7 +180,7 @@ async function restart(count: number) {
   const bytes = statSync(join(dir, 'gateway.db')).size;
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--expose-gc', join(here, 'restart-child.ts'), dir, String(count)],
+    ['--expose-gc', ...siblingScript(import.meta.url, 'restart-child'), dir, String(count)],
     { encoding: 'utf8' },
   );
   if (child.status !== 0) throw new Error(`the restart failed: ${child.stderr}`);
