@@ -1,9 +1,9 @@
 /**
  * Delivery lifecycle under failures: 100,000 messages in 8 units of order (JMSXGroupID), through
  * one ordered consumer and through 8 parallel consumers, with 10% rolled back once (redelivery
- * delay 100 ms) and 1% poison (straight to the error destination), next to the same run with no
- * failures. While one unit waits out a redelivery delay the others go on; within each unit the
- * order is checked.
+ * delay 100 ms: the message waits in the delayed state on the engine's timer queue, its unit
+ * held back until it is redelivered) and 1% poison (straight to the error destination), next to
+ * the same run with no failures. Within each unit the order is checked.
  *
  * Redelivery delays run on a virtual clock that jumps to a timer's due time as soon as the work
  * in hand is done (a microtask): the benchmark measures the engine's work for failures, not the
