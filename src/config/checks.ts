@@ -5,6 +5,7 @@
  * schema they catch what starting the gateway would refuse.
  */
 import { isLoopback } from '../admin/server.js';
+import { deliveryTimeOverrideOf } from '../jms/destination/destination-options.js';
 import { parseDestination } from '../jms/destination/destination.js';
 import { parseSchedule } from '../jms/schedule.js';
 import { parseSelector } from '../jms/selector/index.js';
@@ -191,10 +192,18 @@ function errorDestinationProblem(name: string, declared: Declared): string | und
 
 function checkOptions(options: Plain, path: string, report: (path: string, message: string) => void): void {
   if (typeof options.timeToDeliverOverride === 'string') {
-    try {
-      parseSchedule(options.timeToDeliverOverride);
-    } catch (error) {
-      report(`${path}.timeToDeliverOverride`, `not a valid schedule: ${messageOf(error)}`);
+    const override = deliveryTimeOverrideOf(options.timeToDeliverOverride);
+    if (override.kind === 'schedule') {
+      try {
+        parseSchedule(override.schedule);
+      } catch (error) {
+        report(`${path}.timeToDeliverOverride`, `not a valid schedule: ${messageOf(error)}`);
+      }
+    } else if (override.kind === 'relative' && override.ms < 0) {
+      report(
+        `${path}.timeToDeliverOverride`,
+        `${override.ms} ms: expected -1 (no override), ms >= 0 or a schedule`,
+      );
     }
   }
   const policy = options.expirationPolicy;

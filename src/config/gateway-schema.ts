@@ -104,10 +104,14 @@ function destinationOptionFields(): Record<string, SchemaNode> {
     timeToDeliverOverride: {
       type: 'union',
       description:
-        "Time to deliver that wins over the producer's (DLV-5): ms after the send, or a schedule (`millisecond second minute hour dayOfMonth month dayOfWeek`, DLV-6). Default: the producer's.",
+        "Time to deliver that wins over the producer's (DLV-5): ms after the send, or a schedule (`millisecond second minute hour dayOfMonth month dayOfWeek`, DLV-6). -1: no override. Default: the producer's.",
       variants: [
-        { type: 'integer', minimum: 0, description: 'Ms after the send.' },
-        { type: 'string', description: 'A schedule, e.g. `0 0 0 2 * * *` (every day at 02:00).' },
+        { type: 'integer', minimum: -1, description: 'Ms after the send; -1 = no override.' },
+        {
+          type: 'string',
+          description:
+            'A schedule, e.g. `0 0 0 2 * * *` (every day at 02:00), or ms after the send written as a string (`"5000"`).',
+        },
       ],
     },
     messagesMaximum: integer(

@@ -11,6 +11,7 @@ import { type Destination, Queue, Topic, parseDestination } from './destination/
 import {
   type DestinationOptions,
   checkDestinationOptions,
+  deliveryTimeOverrideOf,
   overrideOf,
 } from './destination/destination-options.js';
 import {
@@ -311,7 +312,8 @@ export class JmsEngine {
     checkDestinationOptions(options);
     this.#checkErrorDestination(handle, options.errorDestination);
     // An invalid schedule is refused here, with its position, not at the first send (DLV-6).
-    if (typeof options.timeToDeliverOverride === 'string') this.#schedule(options.timeToDeliverOverride);
+    const deliveryTime = deliveryTimeOverrideOf(options.timeToDeliverOverride);
+    if (deliveryTime.kind === 'schedule') this.#schedule(deliveryTime.schedule);
     const existing = this.#destinations.get(handle.toString());
     if (existing) return existing.handle;
     if (this.#distributed.has(handle.toString()))
@@ -507,9 +509,9 @@ export class JmsEngine {
 
   /** @internal The absolute delivery time of a send (DLV-5): a destination's TimeToDeliverOverride wins. */
   deliveryTime(state: DestinationState, now: number, deliveryDelay: number): number {
-    const override = state.options.timeToDeliverOverride;
-    if (typeof override === 'string') return this.#schedule(override).nextScheduledTime(now);
-    return now + (override ?? deliveryDelay);
+    const override = deliveryTimeOverrideOf(state.options.timeToDeliverOverride);
+    if (override.kind === 'schedule') return this.#schedule(override.schedule).nextScheduledTime(now);
+    return now + (override.kind === 'relative' ? override.ms : deliveryDelay);
   }
 
   /**

@@ -53,7 +53,11 @@ export interface DestinationOptions {
   timeToLiveOverride?: number;
   /** What to do with expired messages. Default: discard. */
   expirationPolicy?: ExpirationPolicy;
-  /** Time to deliver that wins over the producer's: ms from the send, or a schedule (DLV-5). */
+  /**
+   * Time to deliver that wins over the producer's (DLV-5): ms from the send, or a schedule
+   * (DLV-6). A string holding an integer is ms, as the reference writes a relative override.
+   * -1 or absent: no override, the producer's time to deliver applies.
+   */
   timeToDeliverOverride?: number | string;
   /** Quota: most messages held (current + pending) (DLV-7). Default: unlimited. */
   messagesMaximum?: number;
@@ -80,6 +84,26 @@ export function overrideOf(value: number | undefined): number | undefined {
   return value === NO_OVERRIDE ? undefined : value;
 }
 
+/** A destination's TimeToDeliverOverride as the engine applies it (DLV-5, DLV-6). */
+export type DeliveryTimeOverride =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'relative'; readonly ms: number }
+  | { readonly kind: 'schedule'; readonly schedule: string };
+
+const NO_DELIVERY_TIME_OVERRIDE: DeliveryTimeOverride = { kind: 'none' };
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+
+/**
+ * Reads a TimeToDeliverOverride: a number or integer string is relative ms (-1: no override),
+ * any other string a schedule. Not checked here: see {@link checkDestinationOptions}.
+ */
+export function deliveryTimeOverrideOf(value: number | string | undefined): DeliveryTimeOverride {
+  if (value === undefined) return NO_DELIVERY_TIME_OVERRIDE;
+  const ms = typeof value === 'number' ? value : INTEGER_TEXT.test(value) ? Number(value) : undefined;
+  if (ms === undefined) return { kind: 'schedule', schedule: value as string };
+  return ms === NO_OVERRIDE ? NO_DELIVERY_TIME_OVERRIDE : { kind: 'relative', ms };
+}
+
 /**
  * Refuses settings the engine cannot run with, when a destination is created rather than at the
  * first redelivery: the admin API and library callers pass options the config schema never saw.
@@ -93,6 +117,13 @@ export function checkDestinationOptions(options: DestinationOptions): void {
     if (value !== undefined && value !== NO_OVERRIDE)
       nonNegativeMs(value, field, '-1 (no override) or a number of ms >= 0');
   }
+  const deliveryTime = deliveryTimeOverrideOf(options.timeToDeliverOverride);
+  if (deliveryTime.kind === 'relative')
+    nonNegativeMs(
+      deliveryTime.ms,
+      'timeToDeliverOverride',
+      '-1 (no override), a number of ms >= 0 or a schedule',
+    );
   const backoff = options.redeliveryBackoff;
   if (backoff === undefined) return;
   if (!Number.isFinite(backoff.multiplier) || backoff.multiplier < 1)

@@ -398,3 +398,15 @@ test('config - the admin token only comes from the environment', () => {
     [],
   );
 });
+
+test('config - timeToDeliverOverride takes -1 for no override and ms written as a string; other negatives are refused (DLV-5)', () => {
+  const queues = (value: string) =>
+    yaml('destinations:', '  queues:', '    - name: q', `      timeToDeliverOverride: ${value}`);
+  for (const accepted of ['-1', '0', '5000', '"5000"', '"-1"', '"0 0 0 2 * * *"'])
+    assert.deepEqual(problemsOf(queues(accepted)), [], accepted);
+  const [belowMinimum] = problemsOf(queues('-2'));
+  assert.match(belowMinimum!, /^gw\.yaml:4:30: destinations\.queues\[0\]\.timeToDeliverOverride: /);
+  assert.deepEqual(problemsOf(queues('"-5"')), [
+    'gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: -5 ms: expected -1 (no override), ms >= 0 or a schedule',
+  ]);
+});

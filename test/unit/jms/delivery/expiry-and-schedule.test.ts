@@ -195,6 +195,44 @@ test('delivery time - a relative TimeToDeliverOverride wins over the producer de
   await t.close();
 });
 
+test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer delay applies (DLV-5)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { timeToDeliverOverride: -1 });
+  const session = t.connect().createSession();
+  const delayed = new TextMessage('later');
+  await session.createProducer(session.createQueue('q')).send(delayed, { deliveryDelay: 2000 });
+  assert.equal(delayed.getJMSDeliveryTime(), t.clock.now() + 2000);
+  const now = new TextMessage('now');
+  await session.createProducer(session.createQueue('q')).send(now);
+  assert.equal(now.getJMSDeliveryTime(), t.clock.now(), 'no producer delay: delivered at once');
+  await t.close();
+});
+
+test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as the reference writes it (DLV-5)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('q', { timeToDeliverOverride: '1500' });
+  const session = t.connect().createSession();
+  const message = new TextMessage('x');
+  await session.createProducer(session.createQueue('q')).send(message, { deliveryDelay: 60_000 });
+  assert.equal(message.getJMSDeliveryTime(), t.clock.now() + 1500);
+  const consumer = session.createConsumer(session.createQueue('q'));
+  await t.clock.advance(1499);
+  assert.equal(await consumer.receiveNoWait(), null);
+  await t.clock.advance(1);
+  assert.equal(text(await consumer.receiveNoWait()), 'x');
+  await t.close();
+});
+
+test('delivery time - a negative TimeToDeliverOverride other than -1 is refused when the destination is made (DLV-5)', async () => {
+  const t = testEngine();
+  for (const value of [-2, '-5']) {
+    await assert.rejects(t.engine.createQueue('q', { timeToDeliverOverride: value }), {
+      message: /timeToDeliverOverride.*-1 \(no override\), a number of ms >= 0 or a schedule/,
+    });
+  }
+  await t.close();
+});
+
 test('delivery time - a message that expires at or before its delivery time is accepted and silently expires (DLV-5)', async () => {
   const t = testEngine();
   const session = t.connect().createSession();
