@@ -599,6 +599,12 @@ export class JmsEngine {
     reason: string,
     removal: 'deleted' | 'expired' = 'deleted',
   ): void {
+    // Its destination was deleted after delivery: the message went with it (DST-6), as a
+    // rollback there deletes it, rather than surviving in the error destination.
+    if (backlog.closed) {
+      backlog.remove(entry, removal);
+      return;
+    }
     const errorName = this.#owners.get(backlog)?.options.errorDestination;
     const target = errorName ? this.#destinations.get(errorName) : undefined;
     if (!target) {

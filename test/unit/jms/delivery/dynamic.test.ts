@@ -187,3 +187,21 @@ test('dynamic - a send slowed by flow control fails with ResourceAllocation when
   assert.deepEqual(t.store.size, { messages: 0, refs: 0 });
   await t.close();
 });
+
+test('dynamic - a message rejected as poison after its destination was deleted is deleted with it, not moved to the error destination (DST-6, DLV-9)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('gone', { errorDestination: 'queue://errors' });
+  const connection = t.connect();
+  await connection.createSession().createProducer(new Queue('gone')).send(new TextMessage('bad'));
+  const tx = connection.createSession(true);
+  const message = await tx.createConsumer(tx.createQueue('gone')).receiveNoWait();
+  assert.ok(message);
+  await t.engine.deleteDestination('queue://gone');
+  tx.reject(message, 'cannot parse');
+  await tx.commit();
+  assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
+  assert.equal(t.engine.statistics().totals.messagesCurrent, 0);
+  assert.equal(t.engine.statistics().totals.messagesPending, 0);
+  await t.close();
+});
