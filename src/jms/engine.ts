@@ -509,7 +509,7 @@ export class JmsEngine {
 
   /** @internal The absolute delivery time of a send (DLV-5): a destination's TimeToDeliverOverride wins. */
   deliveryTime(state: DestinationState, now: number, deliveryDelay: number): number {
-    const override = deliveryTimeOverrideOf(state.options.timeToDeliverOverride);
+    const override = state.deliveryTimeOverride;
     if (override.kind === 'schedule') return this.#schedule(override.schedule).nextScheduledTime(now);
     return now + (override.kind === 'relative' ? override.ms : deliveryDelay);
   }

@@ -7,7 +7,11 @@ import type { AdmissionTarget, FlowThresholds, Held, Quota, Reserved } from '../
 import { Backlog, type BacklogHooks, type BacklogOptions } from './backlog.js';
 import { SharedTally } from './backlog-statistics.js';
 import type { Destination } from './destination.js';
-import type { DestinationOptions } from './destination-options.js';
+import {
+  type DeliveryTimeOverride,
+  type DestinationOptions,
+  deliveryTimeOverrideOf,
+} from './destination-options.js';
 import type { StoredMessage } from './entry.js';
 import type { Undelivered } from './undelivered.js';
 import { unitOfOrderProperty } from './unit-of-order.js';
@@ -36,6 +40,8 @@ abstract class DestinationStateBase implements AdmissionTarget {
   /** Messages and bytes held by all its backlogs together, and the most they held at once (DLV-7, DST-9). */
   readonly tally = new SharedTally();
   readonly quota: Quota;
+  /** Its TimeToDeliverOverride, read once: every send to it applies it (DLV-5). */
+  readonly deliveryTimeOverride: DeliveryTimeOverride;
 
   constructor(
     readonly handle: Destination,
@@ -44,6 +50,7 @@ abstract class DestinationStateBase implements AdmissionTarget {
     readonly undelivered: Undelivered | undefined,
   ) {
     this.quota = { messagesMaximum: options.messagesMaximum, bytesMaximum: options.bytesMaximum };
+    this.deliveryTimeOverride = deliveryTimeOverrideOf(options.timeToDeliverOverride);
   }
 
   get name(): string {
