@@ -569,8 +569,6 @@ export class JmsEngine {
    * true is returned.
    */
   undeliverable(backlog: Backlog, entry: Entry): boolean {
-    // Its destination was deleted: putting it back deletes it, it is not moved anywhere (DST-6).
-    if (backlog.closed) return false;
     const limit = this.#redeliveryLimit(backlog, entry);
     if (limit < 0 || entry.deliveryCount - 1 < limit) return false;
     this.moveToErrorDestination(
@@ -599,8 +597,8 @@ export class JmsEngine {
     reason: string,
     removal: 'deleted' | 'expired' = 'deleted',
   ): void {
-    // Its destination was deleted after delivery: the message went with it (DST-6), as a
-    // rollback there deletes it, rather than surviving in the error destination.
+    // Its destination was deleted after delivery: the message went with it (DST-6), whether it
+    // was rejected as poison or used up its redeliveries, rather than surviving in the error destination.
     if (backlog.closed) {
       backlog.remove(entry, removal);
       return;
