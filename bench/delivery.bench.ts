@@ -66,7 +66,6 @@ class FastForwardClock implements Clock {
 
 interface RunResult {
   ms: number;
-  processed: number;
   parked: number;
   orderHeld: boolean;
 }
@@ -87,23 +86,14 @@ interface RunState {
  * again, and the failing run, with more code paths, spent more of itself doing so (docs/delivery.md).
  */
 class Rig {
-  readonly #engine: JmsEngine;
-  readonly #producer: MessageProducer;
-  readonly #producerConnection: Connection;
-  readonly #consumerConnection: Connection;
   #run: RunState | undefined;
 
   private constructor(
-    engine: JmsEngine,
-    producer: MessageProducer,
-    producerConnection: Connection,
-    consumerConnection: Connection,
-  ) {
-    this.#engine = engine;
-    this.#producer = producer;
-    this.#producerConnection = producerConnection;
-    this.#consumerConnection = consumerConnection;
-  }
+    private readonly engine: JmsEngine,
+    private readonly producer: MessageProducer,
+    private readonly producerConnection: Connection,
+    private readonly consumerConnection: Connection,
+  ) {}
 
   static async create(consumers: number): Promise<Rig> {
     const engine = new JmsEngine({
@@ -120,7 +110,7 @@ class Rig {
     const producer = session.createProducer(queue);
     producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
     const rig = new Rig(engine, producer, producerConnection, factory.createConnection());
-    for (let c = 0; c < consumers; c++) rig.#listen(rig.#consumerConnection.createSession(true), queue);
+    for (let c = 0; c < consumers; c++) rig.#listen(rig.consumerConnection.createSession(true), queue);
     return rig;
   }
 
@@ -154,7 +144,7 @@ class Rig {
       const message = new TextMessage('payload');
       message.setStringProperty('JMSXGroupID', `g${i % UNITS}`);
       message.setIntProperty('n', i);
-      await this.#producer.send(message);
+      await this.producer.send(message);
     }
     const parkedBefore = this.#parked();
     let finish!: () => void;
@@ -164,22 +154,22 @@ class Rig {
     // Garbage from the sends must not be collected on this run's clock (npm run bench passes --expose-gc).
     (globalThis as { gc?: () => void }).gc?.();
     const start = performance.now();
-    this.#consumerConnection.start();
+    this.consumerConnection.start();
     await finished;
     const ms = performance.now() - start;
     // Stopping waits for the last listener, and with it the last poison message's move.
-    await this.#consumerConnection.stop();
-    return { ms, processed: run.processed, parked: this.#parked() - parkedBefore, orderHeld: run.orderHeld };
+    await this.consumerConnection.stop();
+    return { ms, parked: this.#parked() - parkedBefore, orderHeld: run.orderHeld };
   }
 
   #parked(): number {
-    return this.#engine.destinationStatistics('queue://errors').messagesCurrent;
+    return this.engine.destinationStatistics('queue://errors').messagesCurrent;
   }
 
   async close(): Promise<void> {
-    await this.#consumerConnection.close();
-    await this.#producerConnection.close();
-    await this.#engine.close();
+    await this.consumerConnection.close();
+    await this.producerConnection.close();
+    await this.engine.close();
   }
 }
 
