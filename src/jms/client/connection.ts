@@ -19,6 +19,7 @@ export class Connection {
   #clientIdFixed = false;
   #started = false;
   #closed = false;
+  #closePromise: Promise<void> | undefined;
   #exceptionListener: ExceptionListener | null = null;
   readonly #sessions = new Set<Session>();
   readonly #temporaries = new Set<TemporaryQueue | TemporaryTopic>();
@@ -115,25 +116,47 @@ export class Connection {
     for (const session of this.#sessions) session.connectionStarted();
   }
 
-  /** Pauses delivery and waits for running listeners to return; sends are still allowed (SES-1). */
+  /**
+   * Pauses delivery and waits for running listeners to return; sends are still allowed (SES-1).
+   * Called from a listener of this connection, it waits for the others only: JMS lets a provider
+   * refuse this or do it, and waiting for the caller itself would never end.
+   */
   async stop(): Promise<void> {
     this.#use();
     this.#started = false;
-    await Promise.all([...this.#sessions].map((session) => session.idle()));
+    const others = [...this.#sessions].filter((session) => !session.calledFromOwnListener());
+    await Promise.all(others.map((session) => session.idle()));
   }
 
   /**
    * Closes the connection: pending receives return null, listeners finish, open transactions roll
    * back, unacknowledged CLIENT-mode messages are not acknowledged, temporary destinations are
-   * deleted. Closing twice does nothing (SES-1).
+   * deleted (SES-1). It waits for every listener in progress; until it returns, those listeners
+   * keep the full use of their sessions, and their messages go to no other consumer.
+   *
+   * Called from a listener of this connection, it closes the connection rather than refuse to
+   * (JMS allows either): it waits for the listeners of the other sessions, not for the caller's,
+   * whose session closes as `Session.close()` from its own listener does. Closing twice does
+   * nothing; a second call waits as the first, unless it comes from one of the listeners the
+   * first waits for.
    */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  close(): Promise<void> {
+    if (this.#closePromise) return this.#calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
     this.#started = false;
-    this.#closed = true;
+    this.#closePromise = this.#close();
+    return this.#closePromise;
+  }
+
+  async #close(): Promise<void> {
     await Promise.all([...this.#sessions].map((session) => session.close()));
+    this.#closed = true;
     for (const temporary of this.#temporaries) this.#deleteTemporary(temporary, true);
     if (this.#clientId !== null) this.engine.releaseClientId(this.#clientId);
+  }
+
+  #calledFromOwnListener(): boolean {
+    for (const session of this.#sessions) if (session.calledFromOwnListener()) return true;
+    return false;
   }
 
   /** @internal A session closed itself. */
@@ -184,6 +207,6 @@ export class Connection {
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw new IllegalStateError('connection is closed');
+    if (this.#closePromise) throw new IllegalStateError('connection is closed');
   }
 }

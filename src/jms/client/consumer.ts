@@ -10,6 +10,7 @@ import type { Subscription } from '../destination/destination-state.js';
 import type { Entry } from '../destination/entry.js';
 import { IllegalStateError, InvalidDestinationError } from '../errors.js';
 import type { Message } from '../message/message.js';
+import type { ListenerCall } from './listener-call.js';
 import type { MessageSelector } from '../selector/index.js';
 import type { Session } from './session.js';
 
@@ -42,6 +43,7 @@ export class MessageConsumer implements BacklogConsumer {
   /** Entries handed to this consumer for its listener and not finished (queued or running). */
   #inWindow = 0;
   #closed = false;
+  #closePromise: Promise<void> | undefined;
   /** Set during receiveNoWait: the consumer can take exactly one entry, synchronously. */
   #immediate = false;
   #immediateResult: Promise<Message | null> | undefined;
@@ -85,7 +87,7 @@ export class MessageConsumer implements BacklogConsumer {
   hasCapacity(): boolean {
     // A closing session puts its messages back before it closes its consumers: they must not
     // take them again (counted, handed to a closed session, and in a transaction never returned).
-    if (this.#closed || this.#session.closed || !this.#session.connection.started) return false;
+    if (this.#closed || this.#session.closing || !this.#session.connection.started) return false;
     if (this.#listener) return this.#inWindow < this.#session.connection.factoryOptions.messagesMaximum;
     return this.#waiters.length > 0 || (this.#immediate && this.#immediateResult === undefined);
   }
@@ -202,8 +204,11 @@ export class MessageConsumer implements BacklogConsumer {
     return this.#listener;
   }
 
-  /** @internal Runs the listener on one entry, then acknowledges it (AUTO) or puts it back (it threw, SES-4). */
-  async runListener(entry: Entry, backlog: Backlog): Promise<void> {
+  /**
+   * @internal Runs the listener on one entry as `call`, then acknowledges it (AUTO) or puts it
+   * back (it threw, SES-4).
+   */
+  async runListener(entry: Entry, backlog: Backlog, call: ListenerCall): Promise<void> {
     // It may have waited in the session's pipeline long enough to expire (DLV-4).
     if (backlog.expireIfDue(entry)) {
       this.#inWindow--;
@@ -223,12 +228,8 @@ export class MessageConsumer implements BacklogConsumer {
       return;
     }
     try {
-      this.#session.listenerRunning = true;
-      try {
-        await this.#listener?.(message);
-      } finally {
-        this.#session.listenerRunning = false;
-      }
+      const listener = this.#listener;
+      if (listener) await call.run(() => listener(message));
       const acknowledged = this.#session.autoAcknowledge(entry);
       if (acknowledged) await acknowledged;
     } catch (error) {
@@ -244,15 +245,36 @@ export class MessageConsumer implements BacklogConsumer {
     for (const queued of prefetched) if (queued.consumer === this) this.#inWindow--;
   }
 
-  /** Closes the consumer: a pending receive returns null; unacknowledged messages go back (SES-4). */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes the consumer: a pending receive returns null; unacknowledged messages go back (SES-4).
+   * It waits for its listener in progress to return (SES-1); that listener's message goes to no
+   * other consumer meanwhile. Called from its own listener, it returns at once and the listener
+   * completes normally (JMS): its message is acknowledged or put back when the listener returns,
+   * as the session's mode says, and the consumer lets go of its destination then.
+   */
+  close(): Promise<void> {
+    if (this.#closePromise)
+      return this.#session.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) {
       waiter.timer?.cancel();
       waiter.resolve(null);
     }
-    if (!this.#session.listenerRunning) await this.#session.idle();
+    const running = this.#session.listenerCallOf(this);
+    if (!running) {
+      this.#detach();
+      this.#closePromise = Promise.resolve();
+    } else if (running.isCurrent()) {
+      running.afterwards(() => this.#detach());
+      this.#closePromise = Promise.resolve();
+    } else {
+      this.#closePromise = running.done.then(() => this.#detach());
+    }
+    return this.#closePromise;
+  }
+
+  /** Leaves the destination and gives back what the consumer holds; no listener of it runs now. */
+  #detach(): void {
     this.#target.backlog.removeConsumer(this);
     this.#session.consumerClosed(this);
     if (this.#target.subscription) this.#session.connection.engine.consumerLeft(this.#target.subscription);

@@ -30,6 +30,7 @@ import { parseSelector } from '../selector/index.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import type { Connection } from './connection.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
+import { ListenerCall } from './listener-call.js';
 import { MessageProducer } from './producer.js';
 import { QueueBrowser } from './queue-browser.js';
 import { nonNegativeMs } from './setting-checks.js';
@@ -69,9 +70,14 @@ export class Session {
   readonly #listenerQueue: Queued[] = [];
   /** True while listener deliveries run, one after another (SES-5). */
   #pumping = false;
+  /** The listener running now and its consumer; undefined between deliveries. */
+  #inProgress: { call: ListenerCall; consumer: MessageConsumer } | undefined;
   /** Callers of {@link idle} waiting for the running deliveries to end. */
   #idleWaiters: (() => void)[] = [];
+  /** Set when `close()` is called: no delivery starts any more, the one in progress finishes. */
+  #closing = false;
   #closed = false;
+  #closePromise: Promise<void> | undefined;
   /** Per-session override of the factory's redelivery delay (DLV-1); undefined = factory value. */
   #redeliveryDelay: number | undefined;
 
@@ -327,7 +333,7 @@ export class Session {
   }
 
   #pump(): void {
-    if (this.#pumping || this.#closed || !this.connection.started) return;
+    if (this.#pumping || this.#closing || !this.connection.started) return;
     this.#pumping = true;
     this.#runNextListener();
   }
@@ -338,16 +344,45 @@ export class Session {
    * from scratch, and a restart should cost a flag, not a new async function and its promises.
    */
   readonly #runNextListener = (): void => {
-    const queued = this.connection.started && !this.#closed ? this.#listenerQueue.shift() : undefined;
+    const finished = this.#inProgress;
+    if (finished) {
+      this.#inProgress = undefined;
+      // What a close from inside that listener deferred (SES-1): its message is settled now.
+      finished.call.finish();
+    }
+    const queued = this.connection.started && !this.#closing ? this.#takeQueued() : undefined;
     if (queued) {
-      queued.consumer
-        .runListener(queued.entry, queued.backlog)
-        .then(this.#runNextListener, this.#runNextListener);
+      const call = new ListenerCall();
+      this.#inProgress = { call, consumer: queued.consumer };
+      call.done = queued.consumer.runListener(queued.entry, queued.backlog, call);
+      call.done.then(this.#runNextListener, this.#runNextListener);
       return;
     }
     this.#pumping = false;
     if (this.#idleWaiters.length > 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
   };
+
+  /**
+   * The next queued delivery whose consumer is open. A closing consumer's deliveries stay queued
+   * for its close to put back, while other consumers' deliveries go on.
+   */
+  #takeQueued(): Queued | undefined {
+    const queue = this.#listenerQueue;
+    if (queue.length === 0) return undefined;
+    if (!queue[0]!.consumer.closed) return queue.shift();
+    const index = queue.findIndex((queued) => !queued.consumer.closed);
+    return index < 0 ? undefined : queue.splice(index, 1)[0];
+  }
+
+  /** @internal The listener run of `consumer` in progress, if one is. */
+  listenerCallOf(consumer: MessageConsumer): ListenerCall | undefined {
+    return this.#inProgress?.consumer === consumer ? this.#inProgress.call : undefined;
+  }
+
+  /** @internal Whether the caller is this session's listener in progress (or code it started). */
+  calledFromOwnListener(): boolean {
+    return this.#inProgress?.call.isCurrent() ?? false;
+  }
 
   /** @internal Resolves when no listener is running (for `connection.stop()`). */
   idle(): Promise<void> {
@@ -613,10 +648,12 @@ export class Session {
 
   /**
    * @internal True while one of this session's listeners runs. A session is used by one thread
-   * of control (JMS), so a call made while it is set comes from the listener itself, and must
-   * not wait for the listener to finish (recover, rollback or close from inside a listener).
+   * of control (JMS), so recover or rollback called while it is set comes from the listener
+   * itself, and must not wait for the listener to finish.
    */
-  listenerRunning = false;
+  get listenerRunning(): boolean {
+    return this.#inProgress !== undefined;
+  }
 
   // --- closing ---
 
@@ -646,11 +683,44 @@ export class Session {
     this.#browsers.delete(browser);
   }
 
-  /** Closes the session: rolls back an open transaction, returns unacknowledged messages without delay, closes its consumers (SES-1). */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    if (!this.listenerRunning) await this.idle();
+  /**
+   * Closes the session: pending receives return null, an open transaction rolls back,
+   * unacknowledged messages go back without delay, its consumers, producers and browsers close
+   * (SES-1). It waits for the listener in progress to return, and until then that listener keeps
+   * the full use of the session and its message goes to no other consumer.
+   *
+   * Called from one of this session's own listeners, it does not wait for that listener (which
+   * would wait for ever): JMS lets a provider either refuse this or close the session, and this
+   * one closes it. The session's methods fail from then on; the listener's message is settled
+   * when the listener returns, as its mode says (AUTO and DUPS_OK acknowledge it, a transacted
+   * session rolls it back, CLIENT mode puts it back unacknowledged), and then the rest of the
+   * session is closed. Closing twice does nothing; a second call waits as the first.
+   */
+  close(): Promise<void> {
+    if (this.#closePromise) return this.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
+    this.#closing = true;
+    const ownCall = this.#inProgress?.call;
+    if (ownCall?.isCurrent()) {
+      this.#closed = true;
+      this.#closePromise = Promise.resolve();
+      ownCall.afterwards(() => {
+        this.#closeEverything().catch((error: unknown) => this.connection.reportError(error));
+      });
+      return this.#closePromise;
+    }
+    this.#closePromise = this.#closeAfterListener();
+    return this.#closePromise;
+  }
+
+  async #closeAfterListener(): Promise<void> {
+    const running = this.#inProgress;
+    if (running) await running.call.done;
     this.#closed = true;
+    await this.#closeEverything();
+  }
+
+  /** What closing does once no listener runs: give everything back and close what the session made. */
+  async #closeEverything(): Promise<void> {
     this.#discardSends(this.#uncommittedSends);
     this.#uncommittedSends = [];
     this.#releaseAll(false);
@@ -658,6 +728,11 @@ export class Session {
     for (const producer of [...this.#producers]) producer.close();
     for (const browser of [...this.#browsers]) browser.close();
     this.connection.sessionClosed(this);
+  }
+
+  /** @internal True from the moment `close()` is called: consumers take no more messages. */
+  get closing(): boolean {
+    return this.#closing;
   }
 
   get closed(): boolean {

@@ -1,0 +1,41 @@
+/**
+ * One run of a message listener on one message, and which run the calling code belongs to.
+ *
+ * JMS lets a listener close its own consumer, session or connection, and makes every other
+ * caller of those `close()` methods wait for the listener in progress (SES-1). With threads the
+ * provider tells the two apart by the calling thread; here a listener is an async function, and
+ * what it calls after an `await` runs in a later job of the event loop, like any other caller.
+ * An AsyncLocalStorage follows the listener's own continuations, so `close()` knows whether it
+ * was called from inside the listener it would otherwise wait for (and would wait forever).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** A listener's run on one message: what a `close()` waits for, and what it leaves for afterwards. */
+export class ListenerCall {
+  /** Work a close made from inside the listener left for when the listener has returned. */
+  readonly #afterwards: (() => void)[] = [];
+  /** Settles when the listener has returned and its message is acknowledged or put back. */
+  done: Promise<void> = Promise.resolve();
+
+  /** Runs `body` as this call: code it runs, now or after awaits, sees this call as current. */
+  run<T>(body: () => T): T {
+    return current.run(this, body);
+  }
+
+  /** Whether the code running now is this call's listener (or something it started). */
+  isCurrent(): boolean {
+    return current.getStore() === this;
+  }
+
+  /** Defers `work` until the listener has returned and its message was settled. */
+  afterwards(work: () => void): void {
+    this.#afterwards.push(work);
+  }
+
+  /** @internal Runs the deferred work, in the order it was deferred. */
+  finish(): void {
+    for (const work of this.#afterwards.splice(0)) work();
+  }
+}
+
+const current = new AsyncLocalStorage<ListenerCall>();
