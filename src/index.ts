@@ -7,6 +7,7 @@ export { type Clock, systemClock } from './jms/clock.js';
 export { type EngineLogger, silentLogger } from './jms/logger.js';
 export { ConnectionFactory, type ConnectionFactoryOptions } from './jms/client/connection-factory.js';
 export { Connection, type ExceptionListener } from './jms/client/connection.js';
+export { type EngineUser } from './jms/client/user-directory.js';
 export { Session } from './jms/client/session.js';
 export { MessageProducer, type SendOptions } from './jms/client/producer.js';
 export { MessageConsumer, type MessageListener } from './jms/client/consumer.js';
@@ -60,6 +61,7 @@ export {
   InvalidSelectorError,
   InvalidDestinationError,
   InvalidClientIDError,
+  JMSSecurityError,
   ResourceAllocationError,
   MessageFormatError,
   MessageNotWriteableError,

@@ -89,7 +89,9 @@ export interface GatewayConfig {
       readonly lag: number;
     };
   };
-  readonly connectionFactory: Required<Omit<ConnectionFactoryOptions, 'clientId'>>;
+  readonly connectionFactory: Required<Omit<ConnectionFactoryOptions, 'clientId' | 'applicationId'>> & {
+    readonly applicationId?: string;
+  };
   readonly destinations: {
     readonly queues: readonly DestinationConfig[];
     readonly topics: readonly DestinationConfig[];

@@ -47,6 +47,7 @@ import {
   type Member,
   type TransactionAffinity,
 } from './destination/distributed.js';
+import { type EngineUser, UserDirectory } from './client/user-directory.js';
 import { type EngineLogger, silentLogger } from './logger.js';
 import type { Message } from './message/message.js';
 import {
@@ -87,6 +88,13 @@ export interface EngineOptions {
    * messages back (the file store). Default 128 MiB.
    */
   pagingThresholdBytes?: number;
+  /**
+   * The users connections may authenticate as with `createConnection(user, password)`; a wrong
+   * user or password is a JMSSecurityError. JMSXUserID of what a connection sends is its user
+   * (MSG-2). Connections naming no user stay anonymous. Default: no list, so a named user is
+   * taken as given.
+   */
+  users?: readonly EngineUser[];
 }
 
 /** One message on its way into one backlog. */
@@ -113,6 +121,8 @@ export class JmsEngine {
   readonly clock: Clock;
   readonly timers: TimerQueue;
   readonly logger: EngineLogger;
+  /** @internal Checks the user a connection names (`createConnection(user, password)`). */
+  readonly users: UserDirectory;
   readonly #store: MessageStore;
   readonly #autoCreate: boolean;
   readonly #random: () => number;
@@ -159,6 +169,7 @@ export class JmsEngine {
       options.throttling,
     );
     this.logger = options.logger ?? silentLogger;
+    this.users = new UserDirectory(options.users);
     this.#store = options.store;
     this.#autoCreate = options.autoCreateDestinations ?? true;
     this.#random = options.random ?? Math.random;

@@ -42,6 +42,12 @@ export class InvalidClientIDError extends JMSError {}
 /** A quota is exhausted (full destination, blocked send timed out) or a blocked send was cancelled. */
 export class ResourceAllocationError extends JMSError {}
 
+/**
+ * A connection named a user the engine does not know, or the wrong password (JMS's
+ * JMSSecurityException). The message names the user, never the password.
+ */
+export class JMSSecurityError extends JMSError {}
+
 /** A value cannot be converted as asked (JMS conversion table), or a body or property is malformed. */
 export class MessageFormatError extends JMSError {}
 

@@ -16,11 +16,20 @@ export interface ConnectionFactoryOptions {
   acknowledgePolicy?: AcknowledgePolicy;
   /** Default ms a send blocked by a full destination, or paused by throttling, waits before failing (DLV-7, DLV-8). Default 10,000. */
   sendTimeout?: number;
+  /**
+   * The name of the application sending through this factory's connections: every send sets it
+   * as JMSXAppID (MSG-2). Default: none, so JMSXAppID is not set (a value the message carries,
+   * forwarded from a broker, is kept).
+   */
+  applicationId?: string;
 }
 
 /** Resolved factory settings, as connections and sessions read them. */
-export type ResolvedFactoryOptions = Required<Omit<ConnectionFactoryOptions, 'clientId'>> & {
+export type ResolvedFactoryOptions = Required<
+  Omit<ConnectionFactoryOptions, 'clientId' | 'applicationId'>
+> & {
   clientId: string | undefined;
+  applicationId: string | undefined;
 };
 
 /** Creates connections to an engine (SES-1). */
@@ -37,13 +46,26 @@ export class ConnectionFactory {
       redeliveryDelay: nonNegativeMs(options.redeliveryDelay ?? 0, 'redeliveryDelay'),
       acknowledgePolicy: checkPolicy(options.acknowledgePolicy ?? 'all'),
       sendTimeout: nonNegativeMs(options.sendTimeout ?? 10_000, 'sendTimeout'),
+      applicationId: checkApplicationId(options.applicationId),
     };
   }
 
-  /** A new connection, created stopped: call `start()` to begin delivery. */
-  createConnection(): Connection {
-    return new Connection(this.engine, this.options);
+  /**
+   * A new connection, created stopped: call `start()` to begin delivery. With a user, the
+   * connection authenticates as that user (checked against the engine's `users` when it has a
+   * list: a wrong user or password throws a JMSSecurityError) and its sends carry it as
+   * JMSXUserID (MSG-2). Without one it is anonymous.
+   */
+  createConnection(user?: string | null, password?: string | null): Connection {
+    const authenticated = this.engine.users.authenticate(user, password);
+    return new Connection(this.engine, this.options, authenticated);
   }
+}
+
+function checkApplicationId(id: string | undefined): string | undefined {
+  if (id !== undefined && (typeof id !== 'string' || id === ''))
+    throw new InvalidArgumentError('applicationId must be a non-empty string');
+  return id;
 }
 
 function checkPolicy(policy: string): AcknowledgePolicy {

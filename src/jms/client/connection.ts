@@ -29,6 +29,8 @@ export class Connection {
   constructor(
     readonly engine: JmsEngine,
     readonly factoryOptions: ResolvedFactoryOptions,
+    /** The user the connection authenticated as (JMSXUserID of its sends); undefined when anonymous. */
+    readonly userName: string | undefined = undefined,
   ) {
     this.id = engine.newConnectionId();
     if (factoryOptions.clientId !== undefined) this.setClientID(factoryOptions.clientId);

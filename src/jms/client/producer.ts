@@ -151,6 +151,7 @@ export class MessageProducer {
     message.setJMSMessageID(engine.messageIdFor(seq));
     message.setJMSRedelivered(false);
     message.deliveryCount = 0;
+    this.#stampSender(message);
 
     // Expiring at or before its delivery time, it can never be delivered: the send succeeds and the message silently expires (DLV-5).
     if (
@@ -174,6 +175,21 @@ export class MessageProducer {
     stored.scheduled = deliveryTime > now;
     if (state.kind === 'queue' && alsoTo.length === 0) return this.#sendToQueue(engine, state, stored);
     return this.#sendToTopics(engine, state, alsoTo, stored);
+  }
+
+  /**
+   * JMSXUserID and JMSXAppID, "set by the provider on send" (MSG-2): the connection's user and
+   * the factory's application id, where known, replacing what the message carried. Where not
+   * known, a value the message carries is kept: a bridge forwarding a message from a broker
+   * keeps the user the broker vouched for.
+   */
+  #stampSender(message: Message): void {
+    const connection = this.#session.connection;
+    const user = connection.userName;
+    if (user !== undefined) message.setProviderProperty('JMSXUserID', { type: 'string', value: user });
+    const application = connection.factoryOptions.applicationId;
+    if (application !== undefined)
+      message.setProviderProperty('JMSXAppID', { type: 'string', value: application });
   }
 
   async #sendToQueue(engine: JmsEngine, state: QueueState, stored: StoredMessage): Promise<void> {
