@@ -46,6 +46,20 @@ export function classify(error: unknown, what: string): NotConnectedError | Endp
   return new NotConnectedError(`${what}: ${detail}`, { cause: error });
 }
 
+/**
+ * The user a connection to `url` authenticates as, as amqplib decides it: the URL's user name,
+ * or `guest` when the URL names neither user nor password.
+ */
+export function connectionUser(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return 'guest';
+  try {
+    return decodeURIComponent(parsed.username);
+  } catch {
+    return parsed.username;
+  }
+}
+
 /** Opens a connection with the endpoint's heartbeat and timeout; closes it if `signal` aborts first. */
 export async function openConnection(
   config: AmqpConfig,

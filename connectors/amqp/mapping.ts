@@ -17,6 +17,9 @@
  * | JMSDeliveryMode    | `deliveryMode` (1 non-persistent, 2 persistent)                             |
  * | JMSRedelivered     | from the delivery's `redelivered` flag (not sent)                           |
  * | JMSXDeliveryCount  | `x-delivery-count` + 1 (quorum queues), else 2 if redelivered, else 1       |
+ * | JMSXUserID         | `userId` when it is the sink connection's user (RabbitMQ refuses any        |
+ * |                    | other), else header `JMSXUserID`; in: `userId` (broker-checked) wins        |
+ * | JMSXAppID          | `appId` (a header beyond 255 bytes)                                         |
  * | body type          | `contentType` (see BODY_CONTENT_TYPES in the codec)                         |
  * | typed properties   | headers, AMQP-typed (`t b s I l f d S`) + `x-jms-types` type tag;           |
  * |                    | NaN and infinities as strings (RabbitMQ refuses them as floats)             |
@@ -76,6 +79,12 @@ export interface ToAmqpOptions {
   readonly ttl: boolean;
   /** Now, in epoch ms: JMSExpiration is absolute, AMQP's TTL relative. */
   readonly now: number;
+  /**
+   * The user the sink's connection authenticated as. RabbitMQ refuses a message whose `userId`
+   * is not that user (it closes the channel), so JMSXUserID becomes `userId` only when it is
+   * this user, and travels as a header otherwise. Default: none, always a header.
+   */
+  readonly user?: string;
 }
 
 /** A typed header value as amqplib encodes it: `{'!': 'int', value: 3}` picks the AMQP type. */
@@ -99,6 +108,8 @@ export interface AmqpProperties {
   type?: string;
   timestamp?: number;
   expiration?: string;
+  userId?: string;
+  appId?: string;
 }
 
 /** A message ready for `channel.publish(exchange, routingKey, content, properties)`. */
@@ -216,6 +227,7 @@ export function toAmqp(message: Message, options: ToAmqpOptions): AmqpOutgoing {
   const carried = carriedProperties(message);
   const exactLongs: Record<string, string> = {};
   for (const [name, typed] of carried) {
+    if (typed.type === 'string' && setIdentityProperty(properties, name, typed.value, options.user)) continue;
     properties.headers[name] = amqpPropertyValue(typed);
     // amqplib (like most JS clients) decodes an AMQP long into a double; keep the exact digits.
     if (typed.type === 'long' && !Number.isSafeInteger(Number(typed.value)))
@@ -225,6 +237,28 @@ export function toAmqp(message: Message, options: ToAmqpOptions): AmqpOutgoing {
   if (tags !== '') properties.headers[AMQP_HEADERS.types] = tags;
   if (Object.keys(exactLongs).length > 0) properties.headers[AMQP_HEADERS.exactLongs] = exactLongs;
   return { content: encodeBody(message), properties };
+}
+
+/**
+ * JMSXUserID and JMSXAppID in AMQP's own `userId` and `appId`, where they fit: the user only when
+ * it is the connection's own (the broker checks it), the application id within a short string.
+ * Returns false when the property stays a header.
+ */
+function setIdentityProperty(
+  properties: AmqpProperties,
+  name: string,
+  value: string,
+  connectionUser: string | undefined,
+): boolean {
+  if (name === 'JMSXUserID' && value === connectionUser) {
+    properties.userId = value;
+    return true;
+  }
+  if (name === 'JMSXAppID' && Buffer.byteLength(value, 'utf8') <= SHORT_STRING_BYTES) {
+    properties.appId = value;
+    return true;
+  }
+  return false;
 }
 
 // --- in ---
@@ -380,21 +414,21 @@ function readHeaders(message: Message, incoming: AmqpIncoming, now: number, warn
 /**
  * The JMS message for an AMQP delivery. Never throws: what a foreign publisher wrote that has no
  * exact JMS form (a map body that is not our JSON, a header that is not its tagged type, a
- * priority above 9) is read as closely as possible and reported in `warnings`. `userId` and
- * `appId` become JMSXUserID and JMSXAppID unless the headers carry those properties.
+ * priority above 9) is read as closely as possible and reported in `warnings`.
+ *
+ * `userId` becomes JMSXUserID, over a `JMSXUserID` header: RabbitMQ lets a publisher set it only
+ * to the user it authenticated as, so it is the one a consumer can trust, while a header is
+ * whatever the publisher wrote. `appId` becomes JMSXAppID unless a `JMSXAppID` header carries it.
  */
 export function fromAmqp(incoming: AmqpIncoming, now: number): AmqpDecoded {
   const warnings: string[] = [];
   const message = readBody(incoming, warnings);
   readHeaders(message, incoming, now, warnings);
   readProperties(message, incoming.properties.headers ?? {}, warnings);
-  for (const [property, value] of [
-    ['JMSXUserID', incoming.properties.userId],
-    ['JMSXAppID', incoming.properties.appId],
-  ] as const) {
-    const string = text(value);
-    if (string !== undefined && !message.propertyExists(property))
-      message.setProviderProperty(property, { type: 'string', value: string });
-  }
+  const userId = text(incoming.properties.userId);
+  if (userId !== undefined) message.setProviderProperty('JMSXUserID', { type: 'string', value: userId });
+  const appId = text(incoming.properties.appId);
+  if (appId !== undefined && !message.propertyExists('JMSXAppID'))
+    message.setProviderProperty('JMSXAppID', { type: 'string', value: appId });
   return { message, warnings };
 }

@@ -27,7 +27,7 @@ import {
   type Sink,
   untilAborted,
 } from '../../src/spi/index.js';
-import { classify, replyCode, openConnection } from './connection.js';
+import { classify, connectionUser, replyCode, openConnection } from './connection.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
 import type { AmqpConfig } from './spec.js';
 
@@ -58,6 +58,8 @@ export class AmqpSink implements Sink {
   readonly #config: AmqpConfig;
   readonly #context: ConnectorContext;
   readonly #routingKey: string;
+  /** The user the connection authenticates as: the only JMSXUserID RabbitMQ takes as `userId`. */
+  readonly #user: string;
   #session: Session | undefined;
 
   constructor(config: AmqpConfig, context: ConnectorContext) {
@@ -70,6 +72,7 @@ export class AmqpSink implements Sink {
     this.#config = config;
     this.#context = context;
     this.#routingKey = config.routingKey ?? config.queue ?? '';
+    this.#user = connectionUser(config.url);
   }
 
   get #target(): string {
@@ -135,6 +138,7 @@ export class AmqpSink implements Sink {
         persistent: this.#config.persistent,
         ttl: this.#config.ttl,
         now: Date.now(),
+        user: this.#user,
       });
     } catch (error) {
       throw new PoisonMessageError(

@@ -20,6 +20,7 @@ import {
   type AmqpIncoming,
   type ToAmqpOptions,
 } from '../../../../connectors/amqp/mapping.js';
+import { connectionUser } from '../../../../connectors/amqp/connection.js';
 import { ALL_BODY_TYPES, MAX_LONG, sampleMessage } from '../../spi/sample-messages.js';
 
 // amqplib's own property codec, so these tests see exactly what a consumer decodes off the wire.
@@ -261,4 +262,50 @@ test('amqp mapping - a map with a long near 2^63 keeps every bit in the body', (
   map.setLong('big', MAX_LONG);
   const back = roundTrip(map).message as MapMessage;
   assert.equal(back.getLong('big'), MAX_LONG);
+});
+
+/** A message carrying the provider's sender properties, as the engine or a connector sets them. */
+function fromSender(user: string, app: string): Message {
+  const message = new TextMessage('order');
+  message.setProviderProperty('JMSXUserID', { type: 'string', value: user });
+  message.setProviderProperty('JMSXAppID', { type: 'string', value: app });
+  return message;
+}
+
+test("amqp mapping - JMSXUserID is `userId` only when it is the connection's own user, JMSXAppID is `appId`, and both round trip (MSG-2, BRG-6)", () => {
+  const own = toAmqp(fromSender('guest', 'order-entry'), { ...OPTIONS, user: 'guest' }).properties;
+  assert.equal(own.userId, 'guest');
+  assert.equal(own.appId, 'order-entry');
+  assert.equal('JMSXUserID' in own.headers, false, 'not twice');
+  assert.equal('JMSXAppID' in own.headers, false, 'not twice');
+
+  // RabbitMQ would close the channel on a userId that is not the connection's user.
+  const foreignUser = toAmqp(fromSender('alice', 'order-entry'), { ...OPTIONS, user: 'guest' }).properties;
+  assert.equal(foreignUser.userId, undefined);
+  assert.equal(foreignUser.headers.JMSXUserID, 'alice');
+  assert.equal(toAmqp(fromSender('guest', 'a'), OPTIONS).properties.userId, undefined, 'no user known');
+
+  for (const user of ['guest', 'alice']) {
+    const back = roundTrip(fromSender(user, 'order-entry'), { ...OPTIONS, user: 'guest' }).message;
+    assert.equal(back.getStringProperty('JMSXUserID'), user);
+    assert.equal(back.getStringProperty('JMSXAppID'), 'order-entry');
+  }
+  const longApp = 'a'.repeat(300);
+  const long = toAmqp(fromSender('guest', longApp), OPTIONS).properties;
+  assert.equal(long.appId, undefined, 'beyond a short string');
+  assert.equal(roundTrip(fromSender('guest', longApp)).message.getStringProperty('JMSXAppID'), longApp);
+});
+
+test('amqp mapping - the broker-checked userId is JMSXUserID over a JMSXUserID header a publisher wrote (MSG-2)', () => {
+  const { message } = foreign({ userId: 'guest', appId: 'billing', headers: { JMSXUserID: 'forged' } }, 'x');
+  assert.equal(message.getStringProperty('JMSXUserID'), 'guest');
+  const unchecked = foreign({ headers: { JMSXUserID: 'relayed', JMSXAppID: 'shop' }, appId: 'other' }, 'x');
+  assert.equal(unchecked.message.getStringProperty('JMSXUserID'), 'relayed');
+  assert.equal(unchecked.message.getStringProperty('JMSXAppID'), 'shop', 'a JMS publisher wrote the header');
+});
+
+test("amqp mapping - the sink's user is the URL's, or guest when the URL names none, as amqplib connects", () => {
+  assert.equal(connectionUser('amqp://orders%40eu:pw@rabbit:5672/vh'), 'orders@eu');
+  assert.equal(connectionUser('amqp://rabbit:5672'), 'guest');
+  assert.equal(connectionUser('amqps://svc:@rabbit'), 'svc');
 });

@@ -187,3 +187,27 @@ test('kafka connector - a gateway record with malformed headers is delivered as 
   });
   assert.match(unknownType.getStringProperty(MAPPING_ERROR_PROPERTY) ?? '', /unknown body type 'object'/);
 });
+
+test('kafka connector - JMSXUserID and JMSXAppID travel as record headers of those names, from gateway and foreign records alike (MSG-2, BRG-6)', () => {
+  const sent = new TextMessage('order');
+  sent.setProviderProperty('JMSXUserID', { type: 'string', value: 'alice' });
+  sent.setProviderProperty('JMSXAppID', { type: 'string', value: 'order-entry' });
+  const record = messageToRecord(sent, NO_KEY);
+  assert.equal(headerText(record, 'JMSXUserID'), 'alice');
+  assert.equal(headerText(record, 'JMSXAppID'), 'order-entry');
+  const back = recordToMessage(asFetched(record));
+  assert.equal(back.getStringProperty('JMSXUserID'), 'alice');
+  assert.equal(back.getStringProperty('JMSXAppID'), 'order-entry');
+
+  const foreign = recordToMessage({
+    topic: 'orders',
+    partition: 0,
+    offset: '1',
+    key: null,
+    value: Buffer.from('x'),
+    timestamp: '1',
+    headers: { JMSXUserID: Buffer.from('svc-billing'), JMSXAppID: Buffer.from('billing') },
+  });
+  assert.equal(foreign.getStringProperty('JMSXUserID'), 'svc-billing');
+  assert.equal(foreign.getStringProperty('JMSXAppID'), 'billing');
+});

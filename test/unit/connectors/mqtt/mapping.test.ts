@@ -224,3 +224,22 @@ test('mqtt mapping - an MQTT 5 source reads an envelope from an MQTT 3.1.1 publi
   const wire = overTheWire(toMqtt311(message, 'envelope'), undefined, 5);
   assert.deepEqual(messageSnapshot(fromMqtt5(wire, NOW, 'bytes').message), messageSnapshot(message));
 });
+
+test('mqtt mapping - MQTT 5: JMSXUserID and JMSXAppID travel as user properties of those names, both ways (MSG-2, BRG-6)', () => {
+  const sent = new TextMessage('reading');
+  sent.setProviderProperty('JMSXUserID', { type: 'string', value: 'device-7' });
+  sent.setProviderProperty('JMSXAppID', { type: 'string', value: 'telemetry' });
+  const { payload, properties } = toMqtt5(sent, { ttl: true, now: NOW });
+  assert.equal(properties.userProperties?.JMSXUserID, 'device-7');
+  assert.equal(properties.userProperties?.JMSXAppID, 'telemetry');
+  const back = fromMqtt5(overTheWire(payload, properties, 5), NOW, 'bytes').message;
+  assert.equal(back.getStringProperty('JMSXUserID'), 'device-7');
+  assert.equal(back.getStringProperty('JMSXAppID'), 'telemetry');
+  const foreign = fromMqtt5(
+    overTheWire(Buffer.from('21.5'), { userProperties: { JMSXUserID: 'sensor-1', JMSXAppID: 'edge' } }, 5),
+    NOW,
+    'text',
+  ).message;
+  assert.equal(foreign.getStringProperty('JMSXUserID'), 'sensor-1');
+  assert.equal(foreign.getStringProperty('JMSXAppID'), 'edge');
+});
