@@ -64,6 +64,8 @@ export interface InternalSinkConfig {
   readonly destination: Queue | Topic | string;
   /** Ms a send waits for room in a full destination before the bridge backs off (DLV-7). Default: the factory's 10,000. */
   readonly sendTimeoutMs?: number;
+  /** JMSXAppID of what it sends (MSG-2), the bridge's name, say. Default: none (a value the message carries stays). */
+  readonly applicationId?: string;
 }
 
 interface LedgerRecord {
@@ -371,8 +373,10 @@ export class InternalSink implements Sink {
   connect(_signal: AbortSignal): Promise<void> {
     if (this.#connection) return Promise.resolve();
     try {
-      const options =
-        this.#config.sendTimeoutMs === undefined ? {} : { sendTimeout: this.#config.sendTimeoutMs };
+      const options = {
+        ...(this.#config.sendTimeoutMs === undefined ? {} : { sendTimeout: this.#config.sendTimeoutMs }),
+        ...(this.#config.applicationId === undefined ? {} : { applicationId: this.#config.applicationId }),
+      };
       const connection = new ConnectionFactory(this.#config.engine, options).createConnection();
       try {
         const producer = connection.createSession().createProducer(this.#destination);

@@ -52,6 +52,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   };
   checkErrorDestinations((data.destinations ?? {}) as Plain, declared, report);
   checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
+  checkUsers(((data.security ?? {}) as Plain).users, report);
   const admin = (data.admin ?? {}) as Plain;
   if (
     admin.enabled !== false &&
@@ -64,6 +65,19 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
       `'${admin.host}' is not loopback, so the admin API needs a token: set the environment variable ${ADMIN_TOKEN_ENV}, or listen on 127.0.0.1`,
     );
   return problems;
+}
+
+/** User names are unique: a second entry would leave it unclear which password counts. */
+function checkUsers(users: unknown, report: (path: string, message: string) => void): void {
+  if (!Array.isArray(users)) return;
+  const seen = new Set<string>();
+  users.forEach((user: unknown, index) => {
+    const name = isPlain(user) ? user.name : undefined;
+    if (typeof name !== 'string') return;
+    if (seen.has(name))
+      report(`security.users[${index}].name`, `user '${name}' is listed twice: keep one entry per user`);
+    seen.add(name);
+  });
 }
 
 /** Whether a `queue://x` or `topic://x` names a member of a distributed destination, as `distributed/member`. */

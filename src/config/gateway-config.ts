@@ -6,6 +6,7 @@
 import type { RetryDelay, ReconnectPolicy } from '../bridge/index.js';
 import type { OrderingMode, QualityOfService } from '../bridge/index.js';
 import type { ConnectionFactoryOptions } from '../jms/client/connection-factory.js';
+import type { EngineUser } from '../jms/client/user-directory.js';
 import type { DestinationOptions } from '../jms/destination/destination-options.js';
 import type { ConnectorDefinition } from '../spi/index.js';
 
@@ -92,6 +93,8 @@ export interface GatewayConfig {
   readonly connectionFactory: Required<Omit<ConnectionFactoryOptions, 'clientId' | 'applicationId'>> & {
     readonly applicationId?: string;
   };
+  /** Who connects to the engine: its users (passwords from the environment). */
+  readonly security: { readonly users?: readonly EngineUser[] };
   readonly destinations: {
     readonly queues: readonly DestinationConfig[];
     readonly topics: readonly DestinationConfig[];
@@ -153,6 +156,7 @@ export function toGatewayConfig(data: Plain, file: string, secrets: ReadonlySet<
     shutdown: data.shutdown as GatewayConfig['shutdown'],
     engine: data.engine as GatewayConfig['engine'],
     connectionFactory: data.connectionFactory as GatewayConfig['connectionFactory'],
+    security: (data.security as GatewayConfig['security'] | undefined) ?? {},
     destinations: {
       queues: list('queues').map(toDestination),
       topics: list('topics').map(toDestination),

@@ -506,8 +506,37 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
           0,
           10000,
         ),
+        applicationId: {
+          type: 'string',
+          pattern: '\\S',
+          description:
+            'JMSXAppID of every message sent through this factory (MSG-2). Default: none. (Bridges name themselves: what a bridge writes to a gateway destination has the bridge name as JMSXAppID.)',
+        },
       },
     ),
+    security: object('Who connects to the engine (MSG-2).', {
+      users: {
+        type: 'array',
+        description:
+          "Users that `Gateway.connectionFactory.createConnection(user, password)` may name; a wrong user or password is refused with a JMSSecurityError. A connection's user is the JMSXUserID of what it sends. Connections naming no user (bridges among them) stay anonymous. Default: no list, so a named user is taken as given.",
+        items: object('One user.', {
+          name: {
+            type: 'string',
+            required: true,
+            pattern: '^\\S+$',
+            description: 'The user name, as JMSXUserID shows it.',
+          },
+          password: {
+            type: 'string',
+            required: true,
+            secret: true,
+            fromEnvironment: true,
+            description:
+              'The password, from an environment variable only: `password: ${ORDERS_PASSWORD}`. Never logged.',
+          },
+        }),
+      },
+    }),
     destinations: object('Destinations created at start (existing ones, e.g. from the store, are kept).', {
       queues: { type: 'array', description: 'Queues (DST-1).', items: destinationNode('queue') },
       topics: { type: 'array', description: 'Topics (DST-2).', items: destinationNode('topic') },

@@ -39,6 +39,8 @@ function withDefault(node: SchemaNode, schema: Json): Json {
 function convert(node: SchemaNode, relaxed: boolean): Json {
   switch (node.type) {
     case 'string':
+      if (node.fromEnvironment)
+        return withDefault(node, { type: 'string', pattern: `^${CONTAINS_REFERENCE}$` });
       return withDefault(node, {
         type: 'string',
         ...(node.pattern === undefined ? {} : { pattern: `(?:${node.pattern})|${CONTAINS_REFERENCE}` }),

@@ -52,6 +52,15 @@ export function resolveNode(
   switch (node.type) {
     case 'string':
       if (typeof value !== 'string') return fail(context, path, expectedOf(node));
+      // The value is not quoted: written in the file, it is a secret that was never meant to be.
+      if (node.fromEnvironment && !context.isCoercible(path)) {
+        context.problems.push({
+          path,
+          message:
+            'must come from an environment variable: write it as ${NAME} (the whole value) and set NAME, never the value itself',
+        });
+        return undefined;
+      }
       if (node.pattern !== undefined && !new RegExp(node.pattern).test(value))
         return fail(context, path, `expected ${expectedOf(node)}`);
       return value;

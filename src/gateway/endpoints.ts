@@ -63,6 +63,9 @@ export function createSink(
       engine: services.engine,
       destination: endpoint.destination,
       sendTimeoutMs: endpoint.sendTimeoutMs ?? services.sendTimeoutMs,
+      // What a bridge brings in names the bridge (JMSXAppID); an error destination gets the
+      // message as it failed, so a replay sends it on unchanged.
+      ...(side === 'target' ? { applicationId: name } : {}),
     });
   const { connector } = endpoint;
   if (!connector.createSink)

@@ -512,6 +512,7 @@ function openEngine(
     logger,
     autoCreateDestinations: config.engine.autoCreateDestinations,
     expirationScanIntervalMs: config.engine.expirationScanIntervalMs,
+    ...(config.security.users === undefined ? {} : { users: config.security.users }),
     quota,
     throttling: throttling.enabled
       ? {

@@ -44,7 +44,7 @@ export interface RunningState {
 }
 
 /** Sections a reload cannot apply: they shape the store, the engine or the admin API at start. */
-const RESTART_SECTIONS = ['store', 'admin', 'engine', 'connectionFactory'] as const;
+const RESTART_SECTIONS = ['store', 'admin', 'engine', 'connectionFactory', 'security'] as const;
 
 /** Compares the running state with `next` and says what a reload does. */
 export function planReload(running: RunningState, next: GatewayConfig): ReloadPlan {

@@ -6,7 +6,12 @@
 
 /** One configuration field. */
 export type FieldSpec =
-  | (ScalarField<'string', string> & { readonly pattern?: string; readonly secret?: boolean })
+  | (ScalarField<'string', string> & {
+      readonly pattern?: string;
+      readonly secret?: boolean;
+      /** Only a whole `${ENV_VAR}` reference is accepted: the value itself never sits in the file. */
+      readonly fromEnvironment?: boolean;
+    })
   | (ScalarField<'integer' | 'number', number> & { readonly minimum?: number; readonly maximum?: number })
   | ScalarField<'boolean', boolean>
   | (ScalarField<'enum', string> & { readonly values: readonly string[] })
