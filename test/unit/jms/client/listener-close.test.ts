@@ -278,3 +278,41 @@ test('listener close - connection.stop() from its own listener waits for the oth
     await r.t.close();
   }
 });
+
+test('listener close - messages prefetched for a consumer that is closing go back unseen, not to its listener (SES-1, SES-6)', async () => {
+  const t = testEngine({ messagesMaximum: 10 });
+  try {
+    const producerSession = t.connect().createSession();
+    const queue = producerSession.createQueue('orders');
+    const producer = producerSession.createProducer(queue);
+    for (const text of ['m0', 'm1', 'm2']) await producer.send(new TextMessage(text));
+    const connection = t.connect({ start: false });
+    const consumer = connection.createSession().createConsumer(queue);
+    const entered = deferred();
+    const release = deferred();
+    const seen: string[] = [];
+    consumer.setMessageListener(async (message) => {
+      seen.push(text(message)!);
+      entered.resolve();
+      await release.promise;
+    });
+    connection.start();
+    await withTimeout(entered.promise, 2000, 'the listener to start');
+    const closing = consumer.close();
+    await settle();
+    release.resolve();
+    await withTimeout(closing, 2000, 'consumer.close()');
+    await settle();
+    assert.deepEqual(seen, ['m0'], 'the closing consumer got nothing after the message in progress');
+    const other = t.connect().createSession().createConsumer(queue);
+    const rest = [await other.receiveNoWait(), await other.receiveNoWait()];
+    assert.deepEqual(rest.map(text), ['m1', 'm2']);
+    assert.deepEqual(
+      rest.map((message) => message?.getJMSRedelivered()),
+      [false, false],
+      'never handed to the application',
+    );
+  } finally {
+    await t.close();
+  }
+});
