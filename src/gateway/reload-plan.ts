@@ -43,8 +43,8 @@ export interface RunningState {
   destinationOptions(destination: string): DestinationOptions | undefined;
 }
 
-/** Sections a reload cannot apply: they shape the store, the engine or the admin API at start. */
-const RESTART_SECTIONS = ['store', 'admin', 'engine', 'connectionFactory'] as const;
+/** Sections a reload cannot apply: they shape the store, the engine, the admin API or the logger at start. */
+const RESTART_SECTIONS = ['store', 'admin', 'log', 'engine', 'connectionFactory'] as const;
 
 /** Compares the running state with `next` and says what a reload does. */
 export function planReload(running: RunningState, next: GatewayConfig): ReloadPlan {
