@@ -13,6 +13,7 @@ import { DestinationOperations } from './destination-operations.js';
 import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
 import { renderMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
+import { type ReadinessReport, readinessReport } from './readiness.js';
 
 /** How long closing waits for requests under way before it cuts their connections. */
 const CLOSE_GRACE_MS = 5_000;
@@ -28,8 +29,11 @@ export interface AdminServerOptions {
   token?: string | undefined;
   bridges?: BridgeControl;
   reload?: AdminServices['reload'];
-  /** Whether the gateway is ready to serve (`/ready`). Default: always. */
-  ready?: () => boolean;
+  /**
+   * Whether the gateway is ready to serve (`/ready`: 200, else 503), with the failed bridges that
+   * keep it from it. Default: always.
+   */
+  ready?: () => boolean | ReadinessReport;
   logger?: EngineLogger;
 }
 
@@ -66,7 +70,10 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://admin');
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
-    if (url.pathname === '/ready') return sendJson(response, ready() ? 200 : 503, { ready: ready() });
+    if (url.pathname === '/ready') {
+      const report = readinessReport(ready());
+      return sendJson(response, report.ready ? 200 : 503, report);
+    }
     if (expected && !authorized(request, expected)) {
       response.setHeader('www-authenticate', 'Bearer');
       return sendJson(response, 401, {

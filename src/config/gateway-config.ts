@@ -56,6 +56,8 @@ export type EndpointConfig = InternalEndpointConfig | ConnectorEndpointConfig;
 export interface BridgeSpec {
   readonly name: string;
   readonly autoStart: boolean;
+  /** Whether `/ready` answers 503 while this bridge is failed (`required`) or not (`ignored`). */
+  readonly readiness: 'required' | 'ignored';
   readonly source: EndpointConfig;
   readonly target: EndpointConfig;
   readonly errorDestination?: EndpointConfig;

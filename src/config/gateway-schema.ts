@@ -317,6 +317,13 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       default: true,
       description: 'Start with the gateway; false leaves it stopped until restarted through the admin API.',
     },
+    readiness: {
+      type: 'enum',
+      values: ['required', 'ignored'],
+      default: 'required',
+      description:
+        "Whether the gateway's readiness (`GET /ready`) depends on this bridge: 'required' answers 503 while it is failed; 'ignored' (a bridge that may be down without the gateway being out of service) lists it but answers 200. Default required.",
+    },
     source: { ...endpointNode('source', registry, 'Where messages are read.'), required: true },
     target: { ...endpointNode('sink', registry, 'Where messages are sent.'), required: true },
     errorDestination: endpointNode(

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { type AdminServer, startAdminServer } from '../admin/server.js';
 import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
+import type { FailedBridge, ReadinessReport } from '../admin/readiness.js';
 import type { ReloadResult } from '../admin/routes.js';
 import {
   BRIDGE_DEFAULTS,
@@ -34,6 +35,7 @@ import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { BridgeFailures } from './bridge-failures.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
@@ -113,6 +115,8 @@ export class Gateway {
   readonly #loadConfig: (() => Promise<ReloadSource>) | undefined;
   readonly #bridges: Map<string, BridgeEntry>;
   readonly #starts = new Set<Promise<void>>();
+  /** Since when and why each failed bridge failed, for `/ready`. */
+  readonly #failures: BridgeFailures;
   #admin: AdminServer | undefined;
   #stopping: Promise<{ clean: boolean }> | undefined;
   #reloading: Promise<ReloadResult> | undefined;
@@ -136,6 +140,7 @@ export class Gateway {
     this.#logger = services.logger.child({ component: 'gateway' });
     this.#mask = services.mask;
     this.#clock = services.clock;
+    this.#failures = new BridgeFailures(services.clock);
     this.#loadConfig = services.loadConfig;
     this.connectionFactory = new ConnectionFactory(engine, config.connectionFactory);
   }
@@ -197,7 +202,7 @@ export class Gateway {
       token,
       bridges: this.control,
       ...(this.#loadConfig ? { reload: () => this.reload() } : {}),
-      ready: () => this.#stopping === undefined,
+      ready: () => this.readiness(),
       logger,
     });
   }
@@ -390,6 +395,28 @@ export class Gateway {
     };
   }
 
+  /**
+   * Whether the gateway serves (`GET /ready`): not while stopping, nor while a bridge whose
+   * `readiness` is `required` is failed. Every failed bridge is listed with its reason and since
+   * when, so an operator (or an orchestrator's probe log) sees what to fix.
+   */
+  readiness(): ReadinessReport {
+    if (this.#stopping) return { ready: false, reason: 'the gateway is stopping', failed: [] };
+    const failed: FailedBridge[] = [];
+    for (const { spec, bridge } of this.#bridges.values()) {
+      const failure = this.#failures.of(bridge);
+      if (failure === undefined) continue;
+      failed.push({
+        bridge: bridge.name,
+        status: 'failed',
+        reason: this.#mask.mask(failure.reason),
+        since: new Date(failure.since).toISOString(),
+        readiness: spec.readiness,
+      });
+    }
+    return { ready: failed.every((bridge) => bridge.readiness === 'ignored'), failed };
+  }
+
   /** The admin API's address (`http://127.0.0.1:8161`), when it runs. */
   get adminUrl(): string | undefined {
     return this.#admin?.url;
@@ -471,6 +498,7 @@ export class Gateway {
   #start(bridge: Bridge): void {
     // Stop has collected the bridges to stop: one started now would be left running.
     if (this.#stopping) return;
+    this.#failures.watch(bridge);
     const starting = bridge
       .start()
       .catch((error: unknown) =>
