@@ -5,7 +5,11 @@ import { parseConfig } from '../../../src/config/load-config.js';
 import { Gateway, silentGatewayLogger } from '../../../src/gateway/index.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -15,7 +19,7 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
 
 async function get(url: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url);
-  return { status: response.status, body: (await response.json()) as unknown };
+  return { status: response.status, body: await response.json() };
 }
 
 /**
@@ -45,11 +49,11 @@ async function gatewayWithFailedBridge(readiness: 'required' | 'ignored') {
   );
   const gateway = await Gateway.start(config, silentGatewayLogger, { clock, adminPort: 0 });
   const admin = gateway.adminUrl!;
-  await until(async () => gateway.bridge('healthy')?.status === 'connected', 'healthy connected');
+  await until(() => gateway.bridge('healthy')?.status === 'connected', 'healthy connected');
   const before = await get(`${admin}/ready`);
   await fetch(`${admin}/destinations/queue/gone`, { method: 'DELETE' });
   await fetch(`${admin}/bridges/broken/restart`, { method: 'POST' });
-  await until(async () => gateway.bridge('broken')?.status === 'failed', 'broken failed');
+  await until(() => gateway.bridge('broken')?.status === 'failed', 'broken failed');
   return { gateway, admin, before, clock };
 }
 
