@@ -24,12 +24,11 @@ async function closedPort(): Promise<number> {
 
 test('kafka connector - the client retrying an unreachable broker logs its attempts at debug, not warn', async () => {
   const port = await closedPort();
-  const { config } = resolveConfig(kafkaConfigSchema, {
-    brokers: [`127.0.0.1:${port}`],
-    topic: 't',
-    retries: 2,
-    connectionTimeout: 300,
-  });
+  const { config } = resolveConfig(
+    kafkaConfigSchema,
+    { brokers: [`127.0.0.1:${port}`], topic: 't', retries: 2, connectionTimeout: 300 },
+    'target',
+  );
   const lines: Line[] = [];
   const producer = createProducer(
     config as KafkaConfig,
