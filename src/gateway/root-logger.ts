@@ -28,7 +28,7 @@ export interface RootLoggerOptions {
   readonly levelOverride?: string;
   /** Where LOG_LEVEL and NODE_ENV come from. Default: process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Default: process.stdout. */
+  /** Default: stdout, written synchronously (as pino does), so no line is lost at exit. */
   readonly output?: LogOutput;
 }
 
@@ -73,7 +73,7 @@ export function writesPretty(
 /** The root logger. Throws a {@link LogLevelError} when `--log-level` or LOG_LEVEL is not a level. */
 export function createRootLogger(options: RootLoggerOptions): Logger {
   const env = options.env ?? process.env;
-  const output = options.output ?? process.stdout;
+  const output = options.output ?? standardOutput();
   const level = effectiveLogLevel(options.level, env, options.levelOverride);
   const prettify = writesPretty(options.format, output, env)
     ? pinoPretty.prettyFactory({
@@ -90,4 +90,10 @@ export function createRootLogger(options: RootLoggerOptions): Logger {
     },
   };
   return pino({ name: 'jms-gateway', level }, stream);
+}
+
+/** File descriptor 1 through pino's synchronous destination; a terminal if stdout is one. */
+function standardOutput(): LogOutput {
+  const destination = pino.destination({ dest: 1, sync: true });
+  return { write: (text) => destination.write(text), isTTY: process.stdout.isTTY };
 }
