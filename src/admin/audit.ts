@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { EngineLogger } from '../jms/logger.js';
-import type { Route } from './routes.js';
+import type { AdminAction } from './routes.js';
 
 /** Who called when the API has no token: it only listens on loopback then. */
 export const LOOPBACK_CALLER = 'loopback';
@@ -20,11 +20,12 @@ export function tokenFingerprint(token: string): string {
   return `token:${createHash('sha256').update(token).digest('hex').slice(0, 12)}`;
 }
 
-/** Writes the audit line of one call of a mutation `route`. */
+/** Writes the audit line of one call of a mutating route (its `action`, its `path` pattern). */
 export function auditLine(
   logger: EngineLogger,
   entry: {
-    readonly route: Route & { action: NonNullable<Route['action']> };
+    readonly action: AdminAction;
+    readonly path: string;
     readonly who: string;
     readonly request: IncomingMessage;
     readonly status: number;
@@ -33,17 +34,17 @@ export function auditLine(
     readonly error?: string;
   },
 ): void {
-  const { route, who, request, status, params, fields, error } = entry;
+  const { who, request, status, params, fields, error } = entry;
   // What the route said it did; for a failed call, the path's parameters say what it was about.
   const what = fields ?? describeParams(params);
-  const action = typeof what.action === 'string' ? what.action : route.action;
+  const action = typeof what.action === 'string' ? what.action : entry.action;
   logger.info(
     {
       audit: true,
       who,
       from: request.socket.remoteAddress,
       method: request.method,
-      path: route.path,
+      path: entry.path,
       ...what,
       action,
       status,

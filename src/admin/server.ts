@@ -105,7 +105,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
         const result = await route.handle(context);
         return sendJson(response, result.status ?? 200, result.body ?? null);
       }
-      const audited = { route: { ...route, action: route.action }, who: caller, request, params };
+      const audited = { action: route.action, path: route.path, who: caller, request, params };
       let result: RouteResult;
       try {
         result = await route.handle(context);
