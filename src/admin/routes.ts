@@ -95,6 +95,15 @@ const limitOf = (query: URLSearchParams, fallback: number) => {
   return limit;
 };
 
+/** Available messages a destination holds, for the audit line; undefined for one without its own (distributed). */
+function messagesIn(engine: JmsEngine, destination: string): number | undefined {
+  try {
+    return engine.destinationStatistics(destination).messagesCurrent;
+  } catch {
+    return undefined;
+  }
+}
+
 export function adminRoutes(services: AdminServices): Route[] {
   const { engine, operations, bridges } = services;
   return [
@@ -134,9 +143,12 @@ export function adminRoutes(services: AdminServices): Route[] {
       action: 'delete',
       async handle({ params }) {
         const destination = destinationName(params);
-        const messages = engine.destinationStatistics(destination).messagesCurrent;
+        const messages = messagesIn(engine, destination);
         await engine.deleteDestination(destination);
-        return { body: { deleted: destination }, audit: { destination, messages } };
+        return {
+          body: { deleted: destination },
+          audit: { destination, ...(messages === undefined ? {} : { messages }) },
+        };
       },
     },
     {

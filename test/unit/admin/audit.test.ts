@@ -136,3 +136,25 @@ test("admin api - without a token (loopback only) the audit line's caller is 'lo
   assert.equal(audit.length, 1);
   assert.deepEqual([audit[0]!.who, audit[0]!.action, audit[0]!.from], ['loopback', 'pause', '127.0.0.1']);
 });
+
+test('admin api - deleting a distributed destination is audited and still works', async (t) => {
+  const { config } = parseConfig(
+    [
+      'store: { memory: true }',
+      'destinations:',
+      '  distributedQueues: [{ name: spread, members: [{ name: a }, { name: b }] }]',
+    ].join('\n'),
+    'gw.yaml',
+    { registry: builtinRegistry, env: {} },
+  );
+  const lines: Record<string, unknown>[] = [];
+  const gateway = await Gateway.start(config, capturingLogger(lines), { adminPort: 0, adminToken: '' });
+  t.after(() => gateway.stop(5_000));
+  const response = await fetch(`${gateway.adminUrl!}/destinations/queue/spread`, { method: 'DELETE' });
+  assert.equal(response.status, 200, await response.text());
+  const audit = lines.filter((line) => line.audit === true);
+  assert.deepEqual(
+    audit.map((line) => [line.action, line.destination, line.status]),
+    [['delete', 'queue://spread', 200]],
+  );
+});
