@@ -22,7 +22,9 @@ export interface LogOutput {
 export interface RootLoggerOptions {
   /** `log.level` of the configuration. */
   readonly level: LogLevel;
+  /** `log.format` of the configuration. */
   readonly format: LogFormat;
+  /** The credentials to mask in every line; the gateway adds to it as it learns them. */
   readonly mask: SecretMask;
   /** `run --log-level`: wins over the environment and the configuration. */
   readonly levelOverride?: string;
