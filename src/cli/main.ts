@@ -15,8 +15,7 @@ import {
   reloadOnSignal,
   reloadSourceOf,
 } from '../gateway/index.js';
-import { SecretMask } from '../gateway/secret-mask.js';
-import { createRootLogger } from '../gateway/root-logger.js';
+import { runLogging } from '../gateway/root-logger.js';
 import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
 
@@ -120,19 +119,12 @@ async function run(argv: string[]): Promise<number> {
   const loaded = await load(values.config);
   if (!loaded) return 1;
   const { config } = loaded;
-  const mask = new SecretMask();
-  const levelOverride = values['log-level'];
-  let logger: ReturnType<typeof createRootLogger>;
-  try {
-    logger = createRootLogger({
-      ...config.log,
-      mask,
-      ...(levelOverride === undefined ? {} : { levelOverride }),
-    });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n`);
-    return levelOverride === undefined ? 1 : 2;
+  const logging = runLogging(config.log, values['log-level']);
+  if (!logging.ok) {
+    process.stderr.write(`${logging.message}\n`);
+    return logging.exitCode;
   }
+  const { logger, mask } = logging;
   let gateway: Gateway;
   try {
     gateway = await Gateway.start(config, logger, {

@@ -6,7 +6,7 @@
 import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { LOG_LEVELS, type LogFormat, type LogLevel } from '../config/gateway-config.js';
-import type { SecretMask } from './secret-mask.js';
+import { SecretMask } from './secret-mask.js';
 
 /** The environment variable that overrides `log.level`. */
 export const LOG_LEVEL_ENV = 'LOG_LEVEL';
@@ -92,6 +92,33 @@ export function createRootLogger(options: RootLoggerOptions): Logger {
     },
   };
   return pino({ name: 'jms-gateway', level }, stream);
+}
+
+/** What `run` logs with, or the one line saying why it cannot start and the exit code to end with. */
+export type RunLogging =
+  | { readonly ok: true; readonly logger: Logger; readonly mask: SecretMask }
+  | { readonly ok: false; readonly message: string; readonly exitCode: 1 | 2 };
+
+/**
+ * The root logger of `jms-gateway run` on stdout, with a new mask for the gateway to fill. A bad
+ * `--log-level` ends the command with 2 (a bad option), a bad LOG_LEVEL with 1.
+ */
+export function runLogging(
+  settings: { level: LogLevel; format: LogFormat },
+  levelOverride?: string,
+): RunLogging {
+  const mask = new SecretMask();
+  try {
+    const logger = createRootLogger({
+      ...settings,
+      mask,
+      ...(levelOverride === undefined ? {} : { levelOverride }),
+    });
+    return { ok: true, logger, mask };
+  } catch (error) {
+    if (!(error instanceof LogLevelError)) throw error;
+    return { ok: false, message: error.message, exitCode: levelOverride === undefined ? 1 : 2 };
+  }
 }
 
 /** File descriptor 1 through pino's synchronous destination; a terminal if stdout is one. */
