@@ -16,13 +16,8 @@ import type {
   SASLOptions,
 } from 'kafkajs';
 import type { ConnectorContext, EngineLogger } from '../../src/spi/index.js';
+import { kafkaClientLevel } from './client-log.js';
 import type { KafkaConfig, KafkaSaslConfig, KafkaSslConfig } from './spec.js';
-
-/**
- * kafkajs warnings that restate a choice this connector made on purpose: the bridge runtime owns
- * retries (DESIGN.md), so the client's retries are bounded even for the idempotent producer.
- */
-const EXPECTED_WARNINGS = ['Limiting retries for the idempotent producer'];
 
 /** The default client id and group id: one per bridge, readable in broker tools. */
 export function defaultClientId(context: ConnectorContext): string {
@@ -119,7 +114,8 @@ function createKafkaClient(
     connectionTimeout: config.connectionTimeout,
     requestTimeout: config.requestTimeout,
     retry: { retries: config.retries },
-    logLevel: logLevel.WARN,
+    // INFO too: its lifecycle lines (joined the group, ...) are there at debug.
+    logLevel: logLevel.INFO,
     logCreator: () => (entry) => logEntry(context.logger, entry),
     socketFactory,
   };
@@ -150,25 +146,14 @@ function saslOptions(sasl: KafkaSaslConfig): SASLOptions | undefined {
   return { mechanism: sasl.mechanism, username, password };
 }
 
-/**
- * kafkajs logs every failed attempt at ERROR although it retries and then reports the failure
- * (which the connector turns into a typed error for the runtime): its errors are `warn` here,
- * "recovered or reported". Secrets never reach these lines: kafkajs does not log credentials.
- */
+/** A kafkajs line at the level its kind deserves (client-log.ts); kafkajs does not log credentials. */
 function logEntry(logger: EngineLogger, entry: LogEntry): void {
   const { message, ...fields } = entry.log;
-  const text = `kafka client: ${message}`;
-  const extra = { namespace: entry.namespace, ...fields };
-  if (EXPECTED_WARNINGS.some((known) => message.startsWith(known))) {
-    logger.debug(extra, text);
-    return;
-  }
-  switch (entry.level) {
-    case logLevel.ERROR:
-    case logLevel.WARN:
-      logger.warn(extra, text);
-      return;
-    default:
-      logger.debug(extra, text);
-  }
+  const level = kafkaClientLevel({
+    level: entry.level,
+    message,
+    error: fields.error,
+    retryCount: fields.retryCount,
+  });
+  logger[level]({ namespace: entry.namespace, ...fields }, `kafka client: ${message}`);
 }

@@ -16,13 +16,37 @@ export interface RouteContext {
   body: () => Promise<unknown>;
 }
 
+/** What a route answers, and for a mutation what its audit line says besides who did it. */
+export interface RouteResult {
+  status?: number;
+  body: unknown;
+  /** Destination, selector, counts, ...: never message bodies or secrets. */
+  audit?: Readonly<Record<string, unknown>>;
+}
+
 /** One route: method, path pattern with `{name}` segments, handler, and a one-line summary for the OpenAPI document. */
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   summary: string;
-  handle(context: RouteContext): Promise<{ status?: number; body: unknown }>;
+  /** Set on routes that change something: every call is logged as an audit line (`admin action`). */
+  action?: AdminAction;
+  handle(context: RouteContext): Promise<RouteResult>;
 }
+
+/** The mutations of the admin API, as their audit lines name them. */
+export type AdminAction =
+  | 'create'
+  | 'delete'
+  | 'send'
+  | 'delete-message'
+  | 'move'
+  | 'replay'
+  | 'delete-subscription'
+  | 'pause'
+  | 'resume'
+  | 'restart'
+  | 'reload';
 
 /** What a reload did (`POST /reload`, `jms-gateway reload`). */
 export interface ReloadResult {
@@ -71,6 +95,15 @@ const limitOf = (query: URLSearchParams, fallback: number) => {
   return limit;
 };
 
+/** Available messages a destination holds, for the audit line; undefined for one without its own (distributed). */
+function messagesIn(engine: JmsEngine, destination: string): number | undefined {
+  try {
+    return engine.destinationStatistics(destination).messagesCurrent;
+  } catch {
+    return undefined;
+  }
+}
+
 export function adminRoutes(services: AdminServices): Route[] {
   const { engine, operations, bridges } = services;
   return [
@@ -84,6 +117,7 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'POST',
       path: '/destinations',
       summary: 'Creates a queue or topic: {"kind":"queue","name":"orders","options":{...}}.',
+      action: 'create',
       async handle({ body }) {
         const input = expectObject(await body(), 'destination');
         const options = (input.options ?? {}) as DestinationOptions;
@@ -91,7 +125,8 @@ export function adminRoutes(services: AdminServices): Route[] {
         if (input.kind === 'queue') await engine.createQueue(input.name, options);
         else if (input.kind === 'topic') await engine.createTopic(input.name, options);
         else throw new HttpError(400, "kind: expected 'queue' or 'topic'");
-        return { status: 201, body: engine.destinationStatistics(`${input.kind}://${input.name}`) };
+        const destination = `${input.kind}://${input.name}`;
+        return { status: 201, body: engine.destinationStatistics(destination), audit: { destination } };
       },
     },
     {
@@ -105,9 +140,15 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'DELETE',
       path: '/destinations/{kind}/{name}',
       summary: 'Deletes a destination and its messages.',
+      action: 'delete',
       async handle({ params }) {
-        await engine.deleteDestination(destinationName(params));
-        return { body: { deleted: destinationName(params) } };
+        const destination = destinationName(params);
+        const messages = messagesIn(engine, destination);
+        await engine.deleteDestination(destination);
+        return {
+          body: { deleted: destination },
+          audit: { destination, ...(messages === undefined ? {} : { messages }) },
+        };
       },
     },
     {
@@ -127,20 +168,26 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'POST',
       path: '/destinations/{kind}/{name}/messages',
       summary: 'Sends a message given in the JSON message form.',
+      action: 'send',
       async handle({ params, body }) {
-        const messageId = await operations.send(destinationName(params), messageFromJson(await body()));
-        return { status: 201, body: { messageId } };
+        const destination = destinationName(params);
+        const messageId = await operations.send(destination, messageFromJson(await body()));
+        return { status: 201, body: { messageId }, audit: { destination, messageId, messages: 1 } };
       },
     },
     {
       method: 'DELETE',
       path: '/destinations/{kind}/{name}/messages/{id}',
       summary: 'Deletes one available message by JMSMessageID.',
+      action: 'delete-message',
       async handle({ params }) {
         if (!(await operations.deleteMessage(destinationName(params), params.id!))) {
           throw new HttpError(404, `no available message '${params.id}' in '${destinationName(params)}'`);
         }
-        return { body: { deleted: params.id } };
+        return {
+          body: { deleted: params.id },
+          audit: { destination: destinationName(params), messageId: params.id, messages: 1 },
+        };
       },
     },
     {
@@ -148,6 +195,7 @@ export function adminRoutes(services: AdminServices): Route[] {
       path: '/destinations/{kind}/{name}/move',
       summary:
         'Moves messages to another destination, or replays an error destination: {"to":"origin"|"queue://x","selector":...,"limit":...}.',
+      action: 'move',
       async handle({ params, body }) {
         const input = expectObject(await body(), 'move');
         if (typeof input.to !== 'string')
@@ -155,7 +203,20 @@ export function adminRoutes(services: AdminServices): Route[] {
         const options: { selector?: string | null; limit?: number } = {};
         if (typeof input.selector === 'string') options.selector = input.selector;
         if (typeof input.limit === 'number') options.limit = input.limit;
-        return { body: await operations.move(destinationName(params), input.to, options) };
+        const destination = destinationName(params);
+        const result = await operations.move(destination, input.to, options);
+        return {
+          body: result,
+          audit: {
+            // A move back to each message's origin is what `jms-gateway replay` does.
+            action: input.to === 'origin' ? 'replay' : 'move',
+            destination,
+            to: input.to,
+            selector: options.selector ?? null,
+            ...(options.limit === undefined ? {} : { limit: options.limit }),
+            messages: result.moved,
+          },
+        };
       },
     },
     {
@@ -168,9 +229,13 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'DELETE',
       path: '/subscriptions/{clientId}/{name}',
       summary: 'Deletes a durable subscription (use "-" for no client id).',
+      action: 'delete-subscription',
       handle: ({ params }) => {
         engine.unsubscribe(params.clientId === '-' ? null : params.clientId!, params.name!);
-        return Promise.resolve({ body: { deleted: params.name } });
+        return Promise.resolve({
+          body: { deleted: params.name },
+          audit: { clientId: params.clientId, subscription: params.name },
+        });
       },
     },
     {
@@ -183,11 +248,13 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'POST',
       path: `/bridges/{name}/${action}`,
       summary: `${action[0]!.toUpperCase()}${action.slice(1)}s one bridge without losing in-flight messages.`,
+      action,
       async handle({ params }) {
         if (!bridges.list().some((b) => b.name === params.name))
           throw new HttpError(404, `there is no bridge '${params.name}'`);
         await bridges[action](params.name!);
-        return { body: bridges.list().find((b) => b.name === params.name) };
+        const view = bridges.list().find((b) => b.name === params.name);
+        return { body: view, audit: { bridge: params.name, bridgeStatus: view?.status } };
       },
     })),
     {
@@ -195,11 +262,17 @@ export function adminRoutes(services: AdminServices): Route[] {
       path: '/reload',
       summary:
         'Re-reads the configuration and applies it (200); an invalid one is reported and the old one keeps running (422); 409 while another reload runs.',
+      action: 'reload',
       async handle() {
         if (!services.reload)
           throw new HttpError(501, 'this gateway was started without a configuration file to reload');
         const result = await services.reload();
-        return { status: result.reloaded ? 200 : 422, body: result };
+        const { reloaded, added, removed, restarted, created } = result;
+        return {
+          status: result.reloaded ? 200 : 422,
+          body: result,
+          audit: { reloaded, added, removed, restarted, created, problems: result.errors.length },
+        };
       },
     },
   ];

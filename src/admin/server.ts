@@ -8,15 +8,17 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import type { JmsEngine } from '../jms/engine.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
+import { LOOPBACK_CALLER, auditLine, tokenFingerprint } from './audit.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { DestinationOperations } from './destination-operations.js';
 import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
 import { renderMetrics } from './metrics.js';
 import { openApiDocument } from './openapi.js';
+import { type ReadinessReport, readinessReport } from './readiness.js';
 
 /** How long closing waits for requests under way before it cuts their connections. */
 const CLOSE_GRACE_MS = 5_000;
-import { type AdminServices, adminRoutes } from './routes.js';
+import { type AdminServices, type RouteResult, adminRoutes } from './routes.js';
 
 export interface AdminServerOptions {
   engine: JmsEngine;
@@ -28,8 +30,11 @@ export interface AdminServerOptions {
   token?: string | undefined;
   bridges?: BridgeControl;
   reload?: AdminServices['reload'];
-  /** Whether the gateway is ready to serve (`/ready`). Default: always. */
-  ready?: () => boolean;
+  /**
+   * Whether the gateway is ready to serve (`/ready`: 200, else 503), with the failed bridges that
+   * keep it from it. Default: always.
+   */
+  ready?: () => boolean | ReadinessReport;
   logger?: EngineLogger;
 }
 
@@ -62,11 +67,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const matchers = routes.map((route) => ({ route, pattern: compile(route.path) }));
   const ready = options.ready ?? (() => true);
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
+  // Only an authorized request reaches a route: with a token, it is that token's holder.
+  const caller = options.token ? tokenFingerprint(options.token) : LOOPBACK_CALLER;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://admin');
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
-    if (url.pathname === '/ready') return sendJson(response, ready() ? 200 : 503, { ready: ready() });
+    if (url.pathname === '/ready') {
+      const report = readinessReport(ready());
+      return sendJson(response, report.ready ? 200 : 503, report);
+    }
     if (expected && !authorized(request, expected)) {
       response.setHeader('www-authenticate', 'Bearer');
       return sendJson(response, 401, {
@@ -90,8 +100,27 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       const params = Object.fromEntries(
         Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
       );
-      const result = await route.handle({ params, query: url.searchParams, body: () => readJson(request) });
-      return sendJson(response, result.status ?? 200, result.body ?? null);
+      const context = { params, query: url.searchParams, body: () => readJson(request) };
+      if (route.action === undefined) {
+        const result = await route.handle(context);
+        return sendJson(response, result.status ?? 200, result.body ?? null);
+      }
+      const audited = { action: route.action, path: route.path, who: caller, request, params };
+      let result: RouteResult;
+      try {
+        result = await route.handle(context);
+      } catch (error) {
+        const status = statusOf(error);
+        auditLine(logger, {
+          ...audited,
+          status,
+          error: status === 500 ? 'internal error' : messageOf(error),
+        });
+        throw error;
+      }
+      const status = result.status ?? 200;
+      auditLine(logger, { ...audited, status, fields: result.audit });
+      return sendJson(response, status, result.body ?? null);
     }
     const known = matchers.some(({ pattern }) => pattern.test(url.pathname));
     throw new HttpError(
@@ -148,4 +177,8 @@ function authorized(request: IncomingMessage, expected: Buffer): boolean {
 function compile(path: string): RegExp {
   const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)');
   return new RegExp(`^${source}$`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

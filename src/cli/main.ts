@@ -6,7 +6,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { builtinRegistry } from '../../connectors/index.js';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import {
@@ -16,13 +15,14 @@ import {
   reloadOnSignal,
   reloadSourceOf,
 } from '../gateway/index.js';
+import { runLogging } from '../gateway/root-logger.js';
 import { type AdminCommand, adminCommand } from './admin-commands.js';
 import { selectorCommand } from './selector-command.js';
 
 const USAGE = `usage: jms-gateway <command>
 
 commands:
-  run [--config FILE] [--admin-port PORT]
+  run [--config FILE] [--admin-port PORT] [--log-level LEVEL]
                              start the gateway (default config: config/gateway.yaml);
                              SIGHUP reloads the file; SIGINT/SIGTERM stop it, a second
                              signal exits at once
@@ -103,7 +103,11 @@ async function validate(argv: string[]): Promise<number> {
 async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { config: { type: 'string', default: 'config/gateway.yaml' }, 'admin-port': { type: 'string' } },
+    options: {
+      config: { type: 'string', default: 'config/gateway.yaml' },
+      'admin-port': { type: 'string' },
+      'log-level': { type: 'string' },
+    },
   });
   const adminPort = values['admin-port'] === undefined ? undefined : Number(values['admin-port']);
   if (adminPort !== undefined && !(Number.isInteger(adminPort) && adminPort >= 0 && adminPort <= 65535)) {
@@ -115,10 +119,16 @@ async function run(argv: string[]): Promise<number> {
   const loaded = await load(values.config);
   if (!loaded) return 1;
   const { config } = loaded;
-  const logger = pino({ name: 'jms-gateway' });
+  const logging = runLogging(config.log, values['log-level']);
+  if (!logging.ok) {
+    process.stderr.write(`${logging.message}\n`);
+    return logging.exitCode;
+  }
+  const { logger, mask } = logging;
   let gateway: Gateway;
   try {
     gateway = await Gateway.start(config, logger, {
+      mask,
       ...(adminPort === undefined ? {} : { adminPort }),
       loadConfig: () => reloadSourceOf(values.config, builtinRegistry),
     });

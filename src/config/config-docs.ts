@@ -35,8 +35,11 @@ Rules that hold everywhere:
 - **\`\${ENV_VAR}\`** in any string value is replaced by the environment variable's value when the
   file is loaded; an unset variable is an error naming it. Write \`$\${\` for a literal \`\${\`. A
   value that is exactly one reference may stand for a number or boolean too (\`port: \${PORT}\`).
-  Substituted values are treated as secrets: never logged, never echoed in errors. Put
-  credentials there (\`url: \${AMQP_URL}\`).
+  Substituted values are never echoed in configuration errors. Put credentials there
+  (\`url: \${AMQP_URL}\`).
+- **Secrets** are the values of fields marked **Secret.** below (URLs, passwords, keys): logs and the
+  admin API mask them, and in a URL only the password (\`amqp://user:***@host:5672\`), so the
+  broker's host and port stay readable. See \`docs/operations.md\`.
 - The admin API token is never in the file: it comes from \`JMS_GATEWAY_ADMIN_TOKEN\`.
 - Relative paths are relative to the working directory.
 - \`config/gateway.schema.json\` is the JSON Schema of this file for editors (with the YAML
@@ -204,7 +207,8 @@ function row(node: SchemaNode, path: string, type: string): Row {
     path,
     type,
     fallback: node.required ? 'required' : fallback === undefined ? '—' : `\`${JSON.stringify(fallback)}\``,
-    description: node.description,
+    // Masked in logs and the admin API (only the password, for a URL): docs/operations.md.
+    description: 'secret' in node && node.secret ? `**Secret.** ${node.description}` : node.description,
   };
 }
 

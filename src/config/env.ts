@@ -1,6 +1,7 @@
 /**
- * `${ENV_VAR}` references in configuration strings. The values are secrets as far as the gateway
- * is concerned: never logged, never echoed in errors (`redact`).
+ * `${ENV_VAR}` references in configuration strings. Configuration problems never echo their
+ * values (`redact`); what the logs mask is decided by the fields' `secret` flag instead
+ * (`secret-values.ts`), so a broker address from the environment stays readable there.
  */
 
 /** The result of substituting the references in one string. */

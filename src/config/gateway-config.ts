@@ -10,6 +10,13 @@ import type { EngineUser } from '../jms/client/user-directory.js';
 import type { DestinationOptions } from '../jms/destination/destination-options.js';
 import type { ConnectorDefinition } from '../spi/index.js';
 
+/** Log levels, most verbose first; `silent` logs nothing. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** One of {@link LOG_LEVELS}. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `json` lines, `pretty` lines for a person, or `auto`: pretty on a terminal outside production. */
+export type LogFormat = 'json' | 'pretty' | 'auto';
+
 /** A queue or topic to create at start. */
 export interface DestinationConfig {
   readonly name: string;
@@ -50,6 +57,8 @@ export type EndpointConfig = InternalEndpointConfig | ConnectorEndpointConfig;
 export interface BridgeSpec {
   readonly name: string;
   readonly autoStart: boolean;
+  /** Whether `/ready` answers 503 while this bridge is failed (`required`) or not (`ignored`). */
+  readonly readiness: 'required' | 'ignored';
   readonly source: EndpointConfig;
   readonly target: EndpointConfig;
   readonly errorDestination?: EndpointConfig;
@@ -79,6 +88,8 @@ export interface GatewayConfig {
   };
   readonly admin: { readonly enabled: boolean; readonly host: string; readonly port: number };
   readonly shutdown: { readonly deadlineMs: number };
+  /** Logging: the level (`LOG_LEVEL` in the environment wins) and the line format. */
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat };
   readonly engine: {
     readonly autoCreateDestinations: boolean;
     readonly expirationScanIntervalMs: number;
@@ -107,7 +118,10 @@ export interface GatewayConfig {
    * that name them); a reload restarts every bridge whose connection changed.
    */
   readonly connections: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  /** Values that came from `${ENV}` references: never log them. */
+  /**
+   * Credentials: the values of fields declared secret, and the passwords of URLs among them
+   * (`secretValues`). Logs and the admin API mask them; everything else (hosts, ports) stays visible.
+   */
   readonly secrets: ReadonlySet<string>;
 }
 
@@ -154,6 +168,7 @@ export function toGatewayConfig(data: Plain, file: string, secrets: ReadonlySet<
     store: data.store as GatewayConfig['store'],
     admin: data.admin as GatewayConfig['admin'],
     shutdown: data.shutdown as GatewayConfig['shutdown'],
+    log: data.log as GatewayConfig['log'],
     engine: data.engine as GatewayConfig['engine'],
     connectionFactory: data.connectionFactory as GatewayConfig['connectionFactory'],
     security: (data.security as GatewayConfig['security'] | undefined) ?? {},

@@ -3,6 +3,7 @@
  * connector's own schema. Field order here is the order of the generated reference.
  */
 import type { FieldSpec } from '../spi/index.js';
+import { LOG_LEVELS } from './gateway-config.js';
 import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
 import type { ObjectNode, SchemaNode, TaggedNode, Variant } from './schema.js';
 
@@ -316,6 +317,13 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       default: true,
       description: 'Start with the gateway; false leaves it stopped until restarted through the admin API.',
     },
+    readiness: {
+      type: 'enum',
+      values: ['required', 'ignored'],
+      default: 'required',
+      description:
+        "Whether the gateway's readiness (`GET /ready`) depends on this bridge: 'required' answers 503 while it is failed; 'ignored' (a bridge that may be down without the gateway being out of service) lists it but answers 200. Default required.",
+    },
     source: { ...endpointNode('source', registry, 'Where messages are read.'), required: true },
     target: { ...endpointNode('sink', registry, 'Where messages are sent.'), required: true },
     errorDestination: endpointNode(
@@ -450,6 +458,22 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         0,
         10000,
       ),
+    }),
+    log: object('Logging: JSON lines (pino) on stdout.', {
+      level: {
+        type: 'enum',
+        values: [...LOG_LEVELS],
+        default: 'info',
+        description:
+          "The least severe level written: 'trace', 'debug' (per message, broker client chatter), 'info' (lifecycle, admin actions), 'warn' (recovered problems), 'error' (an operator must act), 'fatal' or 'silent'. The environment variable LOG_LEVEL wins over it, and `run --log-level` over both. Default info.",
+      },
+      format: {
+        type: 'enum',
+        values: ['auto', 'json', 'pretty'],
+        default: 'auto',
+        description:
+          "'json': one JSON object per line; 'pretty': coloured lines for a person (pino-pretty); 'auto': pretty when stdout is a terminal and NODE_ENV is not production, JSON otherwise (files, pipes, containers). Default auto.",
+      },
     }),
     engine: object('The JMS engine.', {
       autoCreateDestinations: {

@@ -2,13 +2,15 @@
  * Loads the gateway's YAML configuration. Every problem names the file, line, column and path and
  * says what was expected: `gateway.yaml:4:7: destinations.queues[0].name: expected a string`.
  * `${ENV_VAR}` references in strings are substituted from the environment first; their values
- * are secrets, never echoed.
+ * are never echoed in problems. The values of fields declared secret (credentials) are collected
+ * in `secrets`, for the logs to mask.
  */
 import { readFile } from 'node:fs/promises';
 import { checkConfig } from './checks.js';
 import type { ConnectorRegistry } from './connector-registry.js';
 import { type GatewayConfig, toGatewayConfig } from './gateway-config.js';
 import { gatewaySchema } from './gateway-schema.js';
+import { secretValues } from './secret-values.js';
 import { type ValidationContext, resolveNode } from './validate.js';
 import { ConfigSource, type Problem } from './yaml-source.js';
 
@@ -58,7 +60,8 @@ export function parseConfig(text: string, file: string, options: LoadOptions): L
     (problem, index) => index < source.envProblems.length || !source.isBroken(problem.path),
   );
   if (reported.length > 0) throw new ConfigError(formatProblems(source, reported));
-  return { config: toGatewayConfig(resolved!, file, source.secrets), source };
+  const config = toGatewayConfig(resolved!, file, new Set());
+  return { config: { ...config, secrets: secretValues(config, options.registry) }, source };
 }
 
 /** Formats problems in file order (line, then column), without repeats. */

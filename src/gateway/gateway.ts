@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { type AdminServer, startAdminServer } from '../admin/server.js';
 import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
+import type { FailedBridge, ReadinessReport } from '../admin/readiness.js';
 import type { ReloadResult } from '../admin/routes.js';
 import {
   BRIDGE_DEFAULTS,
@@ -26,7 +27,6 @@ import {
   isInternalEndpoint,
 } from '../config/gateway-config.js';
 import { ADMIN_TOKEN_ENV } from '../config/checks.js';
-import { redact } from '../config/env.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Clock, systemClock } from '../jms/clock.js';
 import { Queue, Topic, parseDestination } from '../jms/destination/destination.js';
@@ -35,8 +35,10 @@ import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { BridgeFailures } from './bridge-failures.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
+import { SecretMask } from './secret-mask.js';
 import { type ReloadPlan, canonical, planReload } from './reload-plan.js';
 import { createXPathEvaluator } from './xpath-evaluator.js';
 
@@ -48,6 +50,11 @@ export interface GatewayStartOptions {
   readonly adminToken?: string;
   /** Time for the engine and the bridges; tests pass a fake clock. Default: the system clock. */
   readonly clock?: Clock;
+  /**
+   * The credentials to mask in logs and the admin API; the gateway adds the configuration's and
+   * the admin token. The CLI passes the one its root logger masks with, so both agree. Default: a new one.
+   */
+  readonly mask?: SecretMask;
   /** Use this store instead of the configured one (tests, embedding). */
   readonly store?: MessageStore;
   /**
@@ -100,7 +107,7 @@ export class Gateway {
   /** The configuration the process started with: store, engine and admin settings come from it. */
   readonly #started: GatewayConfig;
   /** Every secret of every configuration applied, masked in logs and views. */
-  readonly #secrets: Set<string>;
+  readonly #mask: SecretMask;
   readonly #logger: GatewayLogger;
   /** The root logger (redacting), for the bridges a reload builds. */
   readonly #rootLogger: GatewayLogger;
@@ -108,6 +115,8 @@ export class Gateway {
   readonly #loadConfig: (() => Promise<ReloadSource>) | undefined;
   readonly #bridges: Map<string, BridgeEntry>;
   readonly #starts = new Set<Promise<void>>();
+  /** Since when and why each failed bridge failed, for `/ready`. */
+  readonly #failures: BridgeFailures;
   #admin: AdminServer | undefined;
   #stopping: Promise<{ clean: boolean }> | undefined;
   #reloading: Promise<ReloadResult> | undefined;
@@ -118,7 +127,7 @@ export class Gateway {
     bridges: Map<string, BridgeEntry>,
     services: {
       logger: GatewayLogger;
-      secrets: Set<string>;
+      mask: SecretMask;
       clock: Clock;
       loadConfig: (() => Promise<ReloadSource>) | undefined;
     },
@@ -129,8 +138,9 @@ export class Gateway {
     this.#bridges = bridges;
     this.#rootLogger = services.logger;
     this.#logger = services.logger.child({ component: 'gateway' });
-    this.#secrets = services.secrets;
+    this.#mask = services.mask;
     this.#clock = services.clock;
+    this.#failures = new BridgeFailures(services.clock);
     this.#loadConfig = services.loadConfig;
     this.connectionFactory = new ConnectionFactory(engine, config.connectionFactory);
   }
@@ -145,11 +155,12 @@ export class Gateway {
     logger: GatewayLogger,
     options: GatewayStartOptions = {},
   ): Promise<Gateway> {
-    const secrets = new Set(config.secrets);
+    const mask = options.mask ?? new SecretMask();
+    mask.add(config.secrets);
     // Not a configuration secret, but it must never reach a log either.
     const token = options.adminToken ?? process.env[ADMIN_TOKEN_ENV];
-    if (token) secrets.add(token);
-    logger = redactingLogger(logger, secrets);
+    if (token) mask.add([token]);
+    logger = redactingLogger(logger, mask);
     const clock = options.clock ?? systemClock;
     const store = options.store ?? (await openStore(config, logger));
     let engine: JmsEngine;
@@ -165,7 +176,7 @@ export class Gateway {
       const bridges = buildBridges(engine, config, clock, logger);
       gateway = new Gateway(config, engine, bridges, {
         logger,
-        secrets,
+        mask,
         clock,
         loadConfig: options.loadConfig,
       });
@@ -191,7 +202,7 @@ export class Gateway {
       token,
       bridges: this.control,
       ...(this.#loadConfig ? { reload: () => this.reload() } : {}),
-      ready: () => this.#stopping === undefined,
+      ready: () => this.readiness(),
       logger,
     });
   }
@@ -272,7 +283,7 @@ export class Gateway {
     }
     if (!source.ok) return this.#refuse(source.errors, 'the new configuration has problems');
     const next = source.config;
-    for (const secret of next.secrets) this.#secrets.add(secret);
+    this.#mask.add(next.secrets);
     const plan = planReload(
       {
         current: this.#config,
@@ -384,6 +395,28 @@ export class Gateway {
     };
   }
 
+  /**
+   * Whether the gateway serves (`GET /ready`): not while stopping, nor while a bridge whose
+   * `readiness` is `required` is failed. Every failed bridge is listed with its reason and since
+   * when, so an operator (or an orchestrator's probe log) sees what to fix.
+   */
+  readiness(): ReadinessReport {
+    if (this.#stopping) return { ready: false, reason: 'the gateway is stopping', failed: [] };
+    const failed: FailedBridge[] = [];
+    for (const { spec, bridge } of this.#bridges.values()) {
+      const failure = this.#failures.of(bridge);
+      if (failure === undefined) continue;
+      failed.push({
+        bridge: bridge.name,
+        status: 'failed',
+        reason: this.#mask.mask(failure.reason),
+        since: new Date(failure.since).toISOString(),
+        readiness: spec.readiness,
+      });
+    }
+    return { ready: failed.every((bridge) => bridge.readiness === 'ignored'), failed };
+  }
+
   /** The admin API's address (`http://127.0.0.1:8161`), when it runs. */
   get adminUrl(): string | undefined {
     return this.#admin?.url;
@@ -402,7 +435,7 @@ export class Gateway {
   /** The bridges as the admin API controls them (BRG-7). */
   get control(): GatewayBridgeControl {
     return {
-      list: () => [...this.#bridges.values()].map((entry) => viewOf(entry, this.#secrets)),
+      list: () => [...this.#bridges.values()].map((entry) => viewOf(entry, this.#mask)),
       pause: async (name) => this.#entry(name).bridge.pause(),
       resume: async (name) => this.#entry(name).bridge.resume(),
       restart: async (name) => {
@@ -465,6 +498,7 @@ export class Gateway {
   #start(bridge: Bridge): void {
     // Stop has collected the bridges to stop: one started now would be left running.
     if (this.#stopping) return;
+    this.#failures.watch(bridge);
     const starting = bridge
       .start()
       .catch((error: unknown) =>
@@ -475,15 +509,15 @@ export class Gateway {
   }
 }
 
-function viewOf({ spec, bridge }: BridgeEntry, secrets: ReadonlySet<string>): GatewayBridgeView {
+function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeView {
   const { lastError, ...counters } = bridge.counters;
   return {
     name: bridge.name,
     status: bridge.status,
     counters,
-    lastError: lastError === undefined ? undefined : redact(lastError.message, secrets),
-    source: redact(describeEndpoint(spec.source), secrets),
-    target: redact(describeEndpoint(spec.target), secrets),
+    lastError: lastError === undefined ? undefined : mask.mask(lastError.message),
+    source: mask.mask(describeEndpoint(spec.source)),
+    target: mask.mask(describeEndpoint(spec.target)),
   };
 }
 

@@ -43,8 +43,8 @@ export interface RunningState {
   destinationOptions(destination: string): DestinationOptions | undefined;
 }
 
-/** Sections a reload cannot apply: they shape the store, the engine or the admin API at start. */
-const RESTART_SECTIONS = ['store', 'admin', 'engine', 'connectionFactory', 'security'] as const;
+/** Sections a reload cannot apply: they shape the store, the engine, the admin API or the logger at start. */
+const RESTART_SECTIONS = ['store', 'admin', 'log', 'engine', 'connectionFactory', 'security'] as const;
 
 /** Compares the running state with `next` and says what a reload does. */
 export function planReload(running: RunningState, next: GatewayConfig): ReloadPlan {
@@ -86,12 +86,12 @@ function planBridges(
 
 /**
  * Everything a bridge is built from, by part: its own fields (not `autoStart`, which only decides
- * whether it starts with the gateway), the gateway settings it takes when it does not set them,
+ * whether it starts with the gateway, nor `readiness`, which only `/ready` reads), the gateway settings it takes when it does not set them,
  * and the connections its endpoints name (a change there restarts it even where the endpoint
  * overrides the changed field: the connection is the operator's unit of change).
  */
 function bridgeParts(spec: BridgeSpec, config: GatewayConfig): Record<string, unknown> {
-  const { autoStart: _autoStart, ...fields } = spec;
+  const { autoStart: _autoStart, readiness: _readiness, ...fields } = spec;
   const parts: Record<string, unknown> = { ...fields };
   if (spec.stopTimeoutMs === undefined) parts['shutdown.deadlineMs'] = config.shutdown.deadlineMs;
   const endpoints = [spec.source, spec.target, spec.errorDestination].filter(

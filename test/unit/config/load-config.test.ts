@@ -62,7 +62,7 @@ test('config - every problem is listed with file, line, column and path', () => 
     'gw.yaml:3:13: destinations.queues[0].name: expected a string matching ^[^\\s#/]+$',
     'gw.yaml:5:24: destinations.queues[1].redeliveryLimit: expected an integer >= -1',
     "gw.yaml:6:3: destinations.topicz: unknown setting (did you mean 'topics'? known: distributedQueues, distributedTopics, queues, topics)",
-    'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, security, shutdown, store)',
+    'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, log, security, shutdown, store)',
   ]);
 });
 
@@ -212,7 +212,9 @@ test('config - ${ENV} references are substituted; an unset one is named; values 
     key: { from: 'none' },
   });
   assert.equal((config.bridges[0]!.target as { destination: string }).destination, 'queue://${literal}');
-  assert.ok(config.secrets.has(env.BROKER_URL));
+  // Only the credential of the secret URL is a secret; the host, and values of other fields, are not.
+  assert.ok(config.secrets.has('s3cret'));
+  assert.ok(!config.secrets.has(env.BROKER_URL) && !config.secrets.has('orders'));
 
   assert.deepEqual(problemsOf(text, { ...options, env: { PREFETCH: '25', TOPIC: 'o' } }), [
     "gw.yaml:3:34: bridges[0].source.url: environment variable 'BROKER_URL' is not set: export it before starting the gateway",

@@ -95,6 +95,20 @@ test('reload plan - autoStart alone is no change: it decides only when the gatew
   assert.deepEqual(summary(planReload(runningOn(before), after)).unchanged, ['b']);
 });
 
+test('reload plan - readiness alone is no change: only /ready reads it; a changed log section is a warning', () => {
+  const before = configOf('bridges:', internal('b', 'queue://a', 'queue://b', 'readiness: required'));
+  const after = configOf(
+    'log: { level: debug }',
+    'bridges:',
+    internal('b', 'queue://a', 'queue://b', 'readiness: ignored'),
+  );
+  const plan = planReload(runningOn(before), after);
+  assert.deepEqual(summary(plan).unchanged, ['b']);
+  assert.deepEqual(plan.warnings, [
+    "'log' changed (level): restart the gateway to apply it; a reload does not",
+  ]);
+});
+
 test('reload plan - a changed connection restarts every bridge that names it, even where an endpoint overrides the changed field', () => {
   const lines = (mainUrl: string, mainPrefetch: number) => [
     'connections:',

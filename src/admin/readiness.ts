@@ -1,0 +1,28 @@
+/** What `GET /ready` answers: whether the gateway serves, and which bridges keep it from it. */
+
+/** A failed bridge, as `/ready` names it. */
+export interface FailedBridge {
+  readonly bridge: string;
+  readonly status: 'failed';
+  /** Why it failed (credentials masked). */
+  readonly reason: string;
+  /** When it failed, ISO 8601. */
+  readonly since: string;
+  /** `required`: it makes the gateway unready; `ignored`: listed only. */
+  readonly readiness: 'required' | 'ignored';
+}
+
+/** The body of `/ready`: 200 when `ready`, 503 otherwise. */
+export interface ReadinessReport {
+  readonly ready: boolean;
+  /** Why it is not ready when no bridge is the cause (`the gateway is stopping`). */
+  readonly reason?: string;
+  /** Every failed bridge, whether its readiness is required or ignored. */
+  readonly failed: readonly FailedBridge[];
+}
+
+/** A plain yes or no (an admin server without bridges) as a report. */
+export function readinessReport(ready: boolean | ReadinessReport): ReadinessReport {
+  if (typeof ready !== 'boolean') return ready;
+  return ready ? { ready, failed: [] } : { ready, reason: 'the gateway is starting or stopping', failed: [] };
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { builtinRegistry } from '../../../connectors/index.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import { Gateway, silentGatewayLogger } from '../../../src/gateway/index.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+
+async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function get(url: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url);
+  return { status: response.status, body: await response.json() };
+}
+
+/**
+ * A gateway with a healthy bridge and one, `broken`, whose source queue is deleted and which is
+ * then restarted: it cannot open the queue (autoCreateDestinations is off), an operator must act.
+ */
+async function gatewayWithFailedBridge(readiness: 'required' | 'ignored') {
+  const clock = new FakeClock(Date.UTC(2026, 5, 1, 12, 0, 0));
+  const { config } = parseConfig(
+    [
+      'store: { memory: true }',
+      'engine: { autoCreateDestinations: false }',
+      'destinations:',
+      '  queues: [{ name: in }, { name: out }, { name: gone }]',
+      'bridges:',
+      '  - name: healthy',
+      '    source: { type: jms, destination: queue://in }',
+      '    target: { type: jms, destination: queue://out }',
+      '  - name: broken',
+      `    readiness: ${readiness}`,
+      '    autoStart: false',
+      '    source: { type: jms, destination: queue://gone }',
+      '    target: { type: jms, destination: queue://out }',
+    ].join('\n'),
+    'gw.yaml',
+    { registry: builtinRegistry, env: {} },
+  );
+  const gateway = await Gateway.start(config, silentGatewayLogger, { clock, adminPort: 0 });
+  const admin = gateway.adminUrl!;
+  await until(() => gateway.bridge('healthy')?.status === 'connected', 'healthy connected');
+  const before = await get(`${admin}/ready`);
+  await fetch(`${admin}/destinations/queue/gone`, { method: 'DELETE' });
+  await fetch(`${admin}/bridges/broken/restart`, { method: 'POST' });
+  await until(() => gateway.bridge('broken')?.status === 'failed', 'broken failed');
+  return { gateway, admin, before, clock };
+}
+
+test('health - /ready answers 503 naming each failed bridge, its reason and since when', async (t) => {
+  const { gateway, admin, before, clock } = await gatewayWithFailedBridge('required');
+  t.after(() => gateway.stop(5_000));
+  assert.deepEqual(before, { status: 200, body: { ready: true, failed: [] } });
+  const ready = await get(`${admin}/ready`);
+  assert.equal(ready.status, 503);
+  const body = ready.body as { ready: boolean; failed: { reason: string }[] };
+  assert.equal(body.ready, false);
+  assert.equal(body.failed.length, 1);
+  assert.match(body.failed[0]!.reason, /queue:\/\/gone/);
+  assert.deepEqual(body.failed, [
+    {
+      bridge: 'broken',
+      status: 'failed',
+      reason: body.failed[0]!.reason,
+      since: new Date(clock.now()).toISOString(),
+      readiness: 'required',
+    },
+  ]);
+  // The process itself is fine: /health is about it, not about the bridges.
+  assert.equal((await get(`${admin}/health`)).status, 200);
+});
+
+test("health - a bridge with readiness 'ignored' is listed by /ready but does not make it 503", async (t) => {
+  const { gateway, admin } = await gatewayWithFailedBridge('ignored');
+  t.after(() => gateway.stop(5_000));
+  const ready = await get(`${admin}/ready`);
+  assert.equal(ready.status, 200);
+  const body = ready.body as { ready: boolean; failed: { bridge: string; readiness: string }[] };
+  assert.equal(body.ready, true);
+  assert.deepEqual(
+    body.failed.map(({ bridge, readiness }) => ({ bridge, readiness })),
+    [{ bridge: 'broken', readiness: 'ignored' }],
+  );
+});
+
+test('health - /ready is 200 again once the failed bridge runs', async (t) => {
+  const { gateway, admin } = await gatewayWithFailedBridge('required');
+  t.after(() => gateway.stop(5_000));
+  await gateway.engine.createQueue('gone');
+  await fetch(`${admin}/bridges/broken/restart`, { method: 'POST' });
+  await until(async () => (await get(`${admin}/ready`)).status === 200, '/ready 200');
+  assert.deepEqual((await get(`${admin}/ready`)).body, { ready: true, failed: [] });
+});
