@@ -418,7 +418,8 @@ export class Bridge {
     }
     this.#rebuiltFromTarget = seen !== undefined;
     if (!seen) return;
-    window.seed(seen);
+    // Oldest first, so a window smaller than what the target lists keeps the newest.
+    window.seed([...seen].sort((a, b) => a.at - b.at));
     this.#logger.info({ bridge: this.name, ids: seen.length }, 'duplicate window rebuilt from the target');
   }
 

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Bridge, InternalSink, StoreDuplicateWindow } from '../../../src/bridge/index.js';
-import { ConnectionFactory, JmsEngine, type Message, Session, type TextMessage } from '../../../src/index.js';
+import { renderMetrics } from '../../../src/admin/metrics.js';
+import {
+  ConnectionFactory,
+  JmsEngine,
+  type Message,
+  MemoryStore,
+  Session,
+  type TextMessage,
+} from '../../../src/index.js';
 import type {
   ForwardedId,
   ForwardedIdStore,
@@ -229,5 +237,12 @@ test('bridge - a message sent again after a lost connection or a restart counts 
   source.push(message('m3'));
   for (let i = 0; i < 10 && source.acked.length < 3; i++) await clock.advance(10);
   assert.equal(bridge.counters.possibleDuplicates, 2, 'a first delivery is no possible duplicate');
+
+  const { lastError: _lastError, ...counters } = bridge.counters;
+  const engine = new JmsEngine({ store: new MemoryStore(), clock });
+  const metrics = renderMetrics(engine, [{ name: bridge.name, status: bridge.status, counters }]);
+  assert.match(metrics, /# TYPE jms_gateway_bridge_possible_duplicates_total counter/);
+  assert.match(metrics, /^jms_gateway_bridge_possible_duplicates_total\{bridge="plain"\} 2$/m);
+  await engine.close();
   await bridge.stop();
 });
