@@ -6,9 +6,10 @@
  *
  * How far back: per partition, the offsets of the last `maxEntries` messages (the window's size;
  * a message takes two offsets, its record and its transaction's commit marker), and not before
- * `notBefore` (the window's age, found with a timestamp lookup), up to the partition's end as the
- * broker reports it now. Read with isolation level read_committed: a record of an aborted or
- * still-open transaction was never committed and does not count. Call it after the sink's
+ * `notBefore` (the window's age, found with a timestamp lookup), up to the partition's last stable
+ * offset as the broker reports it now (kafkajs lists offsets read_committed). Read with isolation
+ * level read_committed: a record of an aborted or still-open transaction was never committed and
+ * does not count; records behind another producer's transaction that is still open are not read. Call it after the sink's
  * producer has connected: initialising a transactional producer aborts the transaction its
  * predecessor left open, so nothing of this sink's is still pending.
  *
@@ -119,7 +120,7 @@ async function readRanges(
     () =>
       fail(
         new NotConnectedError(
-          `reading the tail of kafka topic '${config.topic}' to rebuild the duplicate window did not finish in ${timeoutMs} ms (is another producer's transaction open?)`,
+          `reading the tail of kafka topic '${config.topic}' to rebuild the duplicate window did not finish in ${timeoutMs} ms`,
         ),
       ),
     timeoutMs,
