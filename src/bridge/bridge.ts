@@ -20,10 +20,11 @@ import { BackOffError, EndpointConfigurationError, NotConnectedError, isPoison }
 import { reconnectDelayMs, retryDelayMs } from './backoff.js';
 import { type BridgeConfig, type ResolvedBridgeConfig, resolveBridgeConfig } from './bridge-config.js';
 import type { BridgeCounters, BridgeStatus, StatusListener } from './bridge-status.js';
-import { type DuplicateWindow, MemoryDuplicateWindow, StoreDuplicateWindow } from './duplicate-window.js';
+import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.js';
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
-import { InternalSink, InternalSource } from './internal-endpoint.js';
+import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
+import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-window.js';
 import { wait } from './wait.js';
 
 /** What a bridge is given besides its configuration. */
@@ -86,7 +87,7 @@ export class Bridge {
    * Exactly-once into an engine destination whose store keeps the window: the message and its
    * id go in one store commit, so the target and the window never disagree, even after a crash.
    */
-  readonly #stagedTarget: { sink: InternalSink; window: StoreDuplicateWindow } | undefined;
+  readonly #stagedTarget: StagedTarget | undefined;
   /** Exactly-once to a sink that lists what it committed: the window was rebuilt from the target. */
   #rebuiltFromTarget = false;
   readonly #selector: MessageSelector | undefined;
@@ -168,13 +169,7 @@ export class Bridge {
       this.#config.qos === 'exactly-once'
         ? (options.duplicateWindow ?? new MemoryDuplicateWindow())
         : undefined;
-    const sink = this.#config.sink;
-    this.#stagedTarget =
-      this.#window instanceof StoreDuplicateWindow &&
-      sink instanceof InternalSink &&
-      this.#window.isKeptIn(sink.engine.store)
-        ? { sink, window: this.#window }
-        : undefined;
+    this.#stagedTarget = stagedTargetOf(this.#window, this.#config.sink);
   }
 
   // --- visible state ---
@@ -401,26 +396,17 @@ export class Bridge {
    * confirm is recognised. A target that cannot be read fails the connect (retried).
    */
   async #rebuildWindow(signal: AbortSignal): Promise<void> {
-    const window = this.#window;
-    const sink = this.#config.sink;
-    if (!window?.seed || !window.bounds || !sink.forwardedIds) return;
-    const { maxEntries, maxAgeMs } = window.bounds;
-    const query = {
-      maxEntries,
-      ...(maxAgeMs === undefined ? {} : { notBefore: this.#clock.now() - maxAgeMs }),
-    };
-    let seen;
+    if (!this.#window) return;
+    let seeded: number | undefined;
     try {
-      seen = await sink.forwardedIds(query, signal);
+      seeded = await rebuildFromTarget(this.#window, this.#config.sink, this.#clock.now(), signal);
     } catch (error) {
-      await closeQuietly(sink);
+      await closeQuietly(this.#config.sink);
       throw error;
     }
-    this.#rebuiltFromTarget = seen !== undefined;
-    if (!seen) return;
-    // Oldest first, so a window smaller than what the target lists keeps the newest.
-    window.seed([...seen].sort((a, b) => a.at - b.at));
-    this.#logger.info({ bridge: this.name, ids: seen.length }, 'duplicate window rebuilt from the target');
+    this.#rebuiltFromTarget = seeded !== undefined;
+    if (seeded !== undefined)
+      this.#logger.info({ bridge: this.name, ids: seeded }, 'duplicate window rebuilt from the target');
   }
 
   /** Re-makes a lost connection; callers on the same side share one attempt. */
