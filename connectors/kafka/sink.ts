@@ -75,7 +75,8 @@ export class KafkaSink implements Sink {
     const config = this.#config;
     const producer = createProducer(config, this.#context, {
       idempotent: config.idempotent,
-      maxInFlightRequests: config.maxInFlightRequests,
+      // Transactions go one at a time anyway; one request in flight keeps their records in order.
+      maxInFlightRequests: this.#transactionalId === undefined ? config.maxInFlightRequests : 1,
       allowAutoTopicCreation: config.allowAutoTopicCreation,
       transactionTimeout: config.transactionTimeout,
       retry: { retries: config.retries },
