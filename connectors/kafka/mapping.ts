@@ -11,6 +11,7 @@
  * | property `p` (typed)         | header `p`, natural string (`9223372036854775807`, `true`)     |
  * | property types               | header `jms.types`: `qty:int,big:long` (strings left out)      |
  * | key (sink configuration)     | record key: a header, a property, or an XPath on an XML body   |
+ * | (transactional sink)         | header `jms.forwardedBy`: the producer's transactional id      |
  *
  * A record without `jms.bodyType` was written by someone else (a "foreign" record): its value is
  * a bytes (or, configured, text) body, its headers become string properties where their names are
@@ -46,11 +47,18 @@ import type { KafkaForeignBody, KafkaKeyConfig } from './spec.js';
 export const BODY_TYPE_HEADER = 'jms.bodyType';
 /** Header with the types of the non-string properties (the codec's type tag). */
 export const TYPES_HEADER = 'jms.types';
+/**
+ * Header naming the transactional producer that forwarded a record (its transactional id): how an
+ * exactly-once bridge finds its own records when it rebuilds its duplicate window.
+ */
+export const FORWARDED_BY_HEADER = 'jms.forwardedBy';
 /** Provider property set on a record whose gateway headers could not be read. */
 export const MAPPING_ERROR_PROPERTY = 'JMS_Kafka_MappingError';
 
 const BODY_TYPES: readonly BodyType[] = ['empty', 'text', 'bytes', 'map', 'stream', 'xml'];
 const CARRIED = new Set<string>(CARRIED_HEADERS);
+/** Headers of the gateway's own, not properties. */
+const GATEWAY_HEADERS = new Set<string>([BODY_TYPE_HEADER, TYPES_HEADER, FORWARDED_BY_HEADER]);
 
 /** A record as the source reads it (kafkajs's KafkaMessage plus where it came from). */
 export interface KafkaRecordIn {
@@ -196,7 +204,7 @@ function gatewayMessage(record: KafkaRecordIn, headers: Map<string, string>, bod
   writeHeaders(message, headersFromStrings(Object.fromEntries(headers)));
   const types = decodeTypeTags(headers.get(TYPES_HEADER));
   for (const [name, text] of headers) {
-    if (CARRIED.has(name) || name === BODY_TYPE_HEADER || name === TYPES_HEADER) continue;
+    if (CARRIED.has(name) || GATEWAY_HEADERS.has(name)) continue;
     const type = types.get(name) ?? 'string';
     let typed: TypedValue;
     try {

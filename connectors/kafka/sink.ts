@@ -7,12 +7,17 @@
  * within one producer session, so they neither duplicate nor reorder records. It does not
  * recognise a message the runtime sends again after a failed `send` (a new record to Kafka).
  *
- * With `transactionalId` each message is sent in its own transaction, committed before `send`
- * resolves; read_committed consumers never see a record of a failed send, and a restarted
- * gateway's producer fences the previous one. The Kafka source's offsets are not part of that
- * transaction (the message passes through the gateway's own destinations in between), so
- * exactly-once from a Kafka source rests on the runtime's duplicate detection by JMSMessageID,
- * not on Kafka transactions alone (see the Kafka mapping docs, `docs/mapping-kafka.md`).
+ * With `transactionalId` — or on an exactly-once bridge, where it defaults to
+ * `jms-gateway-<bridge name>` — each message is sent in its own transaction, committed before
+ * `send` resolves; read_committed consumers never see a record of a failed send, and a restarted
+ * gateway's producer fences the previous one (aborting the transaction it left open). Each record
+ * then carries the header `jms.forwardedBy` (the transactional id), so {@link KafkaSink.forwardedIds}
+ * can read back which messages the topic holds from this sink: the bridge rebuilds its duplicate
+ * window from it, and a message whose send committed just before a crash is recognised when the
+ * source delivers it again. The Kafka source's offsets are not part of that transaction (the
+ * message passes through the runtime in between, and the source may be another broker), so
+ * exactly-once rests on the runtime's duplicate detection by JMSMessageID, with the target as
+ * the record of what was sent (see docs/bridges.md, "Where exactly-once ends").
  */
 import type { Producer, ProducerRecord } from 'kafkajs';
 import { CompressionTypes } from 'kafkajs';
@@ -23,9 +28,11 @@ import {
   untilAborted,
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
-import { createProducer, disconnectFully } from './client.js';
+import type { ForwardedIdSeen, ForwardedIdsQuery } from '../../src/spi/index.js';
+import { createProducer, defaultClientId, disconnectFully } from './client.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
-import { messageToRecord } from './mapping.js';
+import { readForwardedIds } from './forwarded-ids.js';
+import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
 import type { XPathEvaluator } from './mapping.js';
 import type { KafkaConfig } from './spec.js';
 
@@ -44,12 +51,17 @@ export class KafkaSink implements Sink {
   readonly #config: KafkaConfig;
   readonly #context: KafkaSinkContext;
   #producer: Producer | undefined;
+  /** Set when the producer is transactional (configured, or defaulted for exactly-once). */
+  readonly #transactionalId: string | undefined;
   /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
   #transactions: Promise<void> = Promise.resolve();
 
   constructor(config: KafkaConfig, context: KafkaSinkContext) {
     this.#config = config;
     this.#context = context;
+    this.#transactionalId =
+      config.transactionalId ??
+      (context.qos === 'exactly-once' && config.idempotent ? defaultClientId(context) : undefined);
   }
 
   async connect(signal: AbortSignal): Promise<void> {
@@ -63,11 +75,12 @@ export class KafkaSink implements Sink {
     const config = this.#config;
     const producer = createProducer(config, this.#context, {
       idempotent: config.idempotent,
-      maxInFlightRequests: config.maxInFlightRequests,
+      // Transactions go one at a time anyway; one request in flight keeps their records in order.
+      maxInFlightRequests: this.#transactionalId === undefined ? config.maxInFlightRequests : 1,
       allowAutoTopicCreation: config.allowAutoTopicCreation,
       transactionTimeout: config.transactionTimeout,
       retry: { retries: config.retries },
-      ...(config.transactionalId !== undefined ? { transactionalId: config.transactionalId } : {}),
+      ...(this.#transactionalId !== undefined ? { transactionalId: this.#transactionalId } : {}),
     });
     try {
       await untilAborted(producer.connect(), signal);
@@ -77,7 +90,24 @@ export class KafkaSink implements Sink {
       throw classifyConnectionError(error, `connecting to kafka for topic '${config.topic}'`);
     }
     this.#producer = producer;
-    this.#context.logger.info({ topic: config.topic }, 'kafka sink connected');
+    this.#context.logger.info(
+      { topic: config.topic, transactional: this.#transactionalId !== undefined },
+      'kafka sink connected',
+    );
+  }
+
+  /**
+   * What this sink's earlier transactions committed to the topic (read_committed), as far back
+   * as `query` says; undefined when the producer is not transactional (nothing marks its records,
+   * and a failed send may have left a record behind). Call after `connect`.
+   */
+  async forwardedIds(
+    query: ForwardedIdsQuery,
+    signal: AbortSignal,
+  ): Promise<readonly ForwardedIdSeen[] | undefined> {
+    const transactionalId = this.#transactionalId;
+    if (transactionalId === undefined) return undefined;
+    return readForwardedIds(this.#config, this.#context, transactionalId, query, signal);
   }
 
   async send(message: Message, signal: AbortSignal): Promise<void> {
@@ -90,7 +120,7 @@ export class KafkaSink implements Sink {
       // An aborted send may still reach Kafka: the runtime treats it as failed and may send it
       // again (at-least-once).
       const sent =
-        this.#config.transactionalId === undefined
+        this.#transactionalId === undefined
           ? producer.send(record).then(() => undefined)
           : this.#sendInTransaction(producer, record);
       await untilAborted(sent, signal);
@@ -127,6 +157,9 @@ export class KafkaSink implements Sink {
         { cause: error },
       );
     }
+    // Marks what this sink committed, for forwardedIds().
+    if (this.#transactionalId !== undefined)
+      kafkaMessage.headers = { ...kafkaMessage.headers, [FORWARDED_BY_HEADER]: this.#transactionalId };
     return {
       topic: config.topic,
       acks: config.acks,

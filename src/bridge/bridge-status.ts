@@ -28,6 +28,13 @@ export interface BridgeCounters {
   readonly dropped: number;
   /** Exactly-once messages dropped because their JMSMessageID was in the duplicate window. */
   readonly duplicates: number;
+  /**
+   * Messages sent again that may already have been at the target: the source delivered them
+   * again (after a restart or a lost connection), or an earlier send of them ended with the
+   * connection lost, and the target cannot tell (not exactly-once into an engine destination or a
+   * transactional Kafka topic). An upper bound on the duplicates the target may hold.
+   */
+  readonly possibleDuplicates: number;
   /** Connections re-established after a loss (either side). */
   readonly reconnects: number;
   /** Deliveries read and not yet finished (now). */

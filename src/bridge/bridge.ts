@@ -24,6 +24,7 @@ import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
+import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-window.js';
 import { wait } from './wait.js';
 
 /** What a bridge is given besides its configuration. */
@@ -58,6 +59,11 @@ interface Item {
   settledAtSource: boolean;
   /** Exactly-once: the duplicate window was consulted. */
   checked: boolean;
+  /**
+   * An earlier send may have reached the target: the source delivered it again (it was read
+   * before a restart or a lost connection), or a send of it ended with the connection lost.
+   */
+  maybeSent: boolean;
 }
 
 /** An ordering unit: its messages go one at a time, in order. */
@@ -77,6 +83,13 @@ export class Bridge {
   readonly #logger: EngineLogger;
   readonly #random: () => number;
   readonly #window: DuplicateWindow | undefined;
+  /**
+   * Exactly-once into an engine destination whose store keeps the window: the message and its
+   * id go in one store commit, so the target and the window never disagree, even after a crash.
+   */
+  readonly #stagedTarget: StagedTarget | undefined;
+  /** Exactly-once to a sink that lists what it committed: the window was rebuilt from the target. */
+  #rebuiltFromTarget = false;
   readonly #selector: MessageSelector | undefined;
   /** JMS_ErrorOrigin of what this bridge parks: its internal source, where a replay can send it back. */
   readonly #origin: string;
@@ -97,6 +110,7 @@ export class Bridge {
     discarded: 0,
     dropped: 0,
     duplicates: 0,
+    possibleDuplicates: 0,
     reconnects: 0,
   };
   #lastError: { message: string; at: number } | undefined;
@@ -155,6 +169,7 @@ export class Bridge {
       this.#config.qos === 'exactly-once'
         ? (options.duplicateWindow ?? new MemoryDuplicateWindow())
         : undefined;
+    this.#stagedTarget = stagedTargetOf(this.#window, this.#config.sink);
   }
 
   // --- visible state ---
@@ -360,6 +375,7 @@ export class Bridge {
       }
       try {
         await endpoint.connect(signal);
+        if (side === 'sink') await this.#rebuildWindow(signal);
         this.#lastWarned.delete(side);
         return true;
       } catch (error) {
@@ -372,6 +388,25 @@ export class Bridge {
         this.#warnOnChange(side, error, `bridge cannot connect its ${side}; retrying with backoff`);
       }
     }
+  }
+
+  /**
+   * Exactly-once: adds to the window what the target says it committed from earlier sends (a
+   * transactional Kafka topic), so what the source delivers again after a crash or a lost
+   * confirm is recognised. A target that cannot be read fails the connect (retried).
+   */
+  async #rebuildWindow(signal: AbortSignal): Promise<void> {
+    if (!this.#window) return;
+    let seeded: number | undefined;
+    try {
+      seeded = await rebuildFromTarget(this.#window, this.#config.sink, this.#clock.now(), signal);
+    } catch (error) {
+      await closeQuietly(this.#config.sink);
+      throw error;
+    }
+    this.#rebuiltFromTarget = seeded !== undefined;
+    if (seeded !== undefined)
+      this.#logger.info({ bridge: this.name, ids: seeded }, 'duplicate window rebuilt from the target');
   }
 
   /** Re-makes a lost connection; callers on the same side share one attempt. */
@@ -501,6 +536,7 @@ export class Bridge {
       backoffs: 0,
       settledAtSource: false,
       checked: false,
+      maybeSent: message.getJMSRedelivered() || message.deliveryCount > 1,
     };
     if (this.#selector && !this.#selector.matches(message)) {
       this.#counts.filtered++;
@@ -635,16 +671,37 @@ export class Bridge {
     const outgoing = item.message.copy();
     outgoing.deliveryCount = item.deliveryCount;
     outgoing.setJMSRedelivered(item.deliveryCount > 1);
+    // The window's record goes with the message when the target writes to the window's store.
+    const staged =
+      this.#stagedTarget && item.id !== null
+        ? this.#stagedTarget.window.stage(item.id, this.#clock.now())
+        : undefined;
     try {
-      await this.#config.sink.send(outgoing, this.#life.signal);
+      if (staged) await this.#stagedTarget!.sink.sendStaged(outgoing, this.#life.signal, staged);
+      else await this.#config.sink.send(outgoing, this.#life.signal);
     } catch (error) {
+      if (error instanceof NotConnectedError) {
+        // The outcome is unknown: the window is asked again once the target is back.
+        item.maybeSent = true;
+        item.checked = false;
+      }
       if (!this.#life.signal.aborted) await this.#sendFailed(unit, item, error);
       return;
     }
     if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
     unit.items.shift();
     this.#counts.out++;
-    await this.#delivered(item, unit);
+    if (item.maybeSent && !this.#targetRecognisesResends()) this.#counts.possibleDuplicates++;
+    await this.#delivered(item, unit, staged !== undefined);
+  }
+
+  /**
+   * Whether a message that may have reached the target before is caught by the window: exactly-
+   * once where the window is written with the target (an engine destination) or rebuilt from it
+   * (a transactional Kafka topic). Elsewhere such a send is a possible duplicate.
+   */
+  #targetRecognisesResends(): boolean {
+    return this.#window !== undefined && (this.#stagedTarget !== undefined || this.#rebuiltFromTarget);
   }
 
   async #sendFailed(unit: Unit, item: Item, error: unknown): Promise<void> {
@@ -776,10 +833,10 @@ export class Bridge {
 
   // --- settling ---
 
-  /** The target confirmed: record the id (exactly-once), then acknowledge the source. */
-  async #delivered(item: Item, unit: Unit): Promise<void> {
+  /** The target confirmed: record the id (exactly-once) unless it went with the message, then acknowledge the source. */
+  async #delivered(item: Item, unit: Unit, recorded: boolean): Promise<void> {
     this.#forgetId(item, unit);
-    if (this.#window && item.id !== null) {
+    if (this.#window && item.id !== null && !recorded) {
       try {
         await this.#window.add(item.id, this.#clock.now());
       } catch (error) {

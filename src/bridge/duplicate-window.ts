@@ -5,11 +5,17 @@
  *
  * Two windows: {@link MemoryDuplicateWindow} forgets everything on restart, so exactly-once with
  * it only holds within one process run; {@link StoreDuplicateWindow} keeps the ids in the store
- * (the embedded file store), durable before `add` resolves, so it survives a restart.
+ * (the embedded file store), durable before `add` resolves, so it survives a restart. A store
+ * window can also hand its record to a target that writes to the same store
+ * ({@link StoreDuplicateWindow.stage}), so the message and its id are one commit.
+ *
+ * Either window can be told what a target already holds ({@link DuplicateWindow.seed}): a target
+ * that can list what it committed (a transactional Kafka topic) rebuilds the window at connect.
  */
 import type { Clock } from '../jms/clock.js';
 import { InvalidArgumentError } from '../jms/errors.js';
-import type { ForwardedIdStore } from '../jms/store-port.js';
+import type { ForwardedIdStore, MessageStore, RecordForwardedOperation } from '../jms/store-port.js';
+import type { ForwardedIdSeen } from '../spi/connector.js';
 
 /** The ids a bridge forwarded, bounded by count and optionally by age. */
 export interface DuplicateWindow {
@@ -20,6 +26,31 @@ export interface DuplicateWindow {
    * resolves only once the record is durable: the source is acknowledged after this resolves.
    */
   add(id: string, at: number): Promise<void>;
+  /**
+   * Remembers ids the target reports it holds (sent at `at`), in memory only: the target keeps
+   * them, and is asked again at the next connect. Within the window's bounds like any other id.
+   */
+  seed?(entries: readonly ForwardedIdSeen[]): void;
+  /** How much the window keeps: how far back a target is read to rebuild it. */
+  readonly bounds?: WindowBounds;
+}
+
+/** A window's bounds: most ids kept, and (optionally) the oldest age kept, ms. */
+export interface WindowBounds {
+  readonly maxEntries: number;
+  readonly maxAgeMs?: number;
+}
+
+/**
+ * An id on its way into a {@link StoreDuplicateWindow} inside the target's own store commit:
+ * commit `operation` with the message, then call `committed()` once that is durable or `failed()`
+ * if it was not. Until `committed()`, the window does not claim the id: a send that fails must
+ * not make a redelivered copy look like a duplicate.
+ */
+export interface StagedId {
+  readonly operation: RecordForwardedOperation;
+  committed(): void;
+  failed(): void;
 }
 
 /** Bounds of a {@link MemoryDuplicateWindow}. */
@@ -46,6 +77,10 @@ export class MemoryDuplicateWindow implements DuplicateWindow {
     this.#clock = options.clock;
   }
 
+  get bounds(): WindowBounds {
+    return boundsOf(this.#maxEntries, this.#maxAgeMs);
+  }
+
   /** Ids currently remembered. */
   get size(): number {
     this.#expire();
@@ -58,10 +93,18 @@ export class MemoryDuplicateWindow implements DuplicateWindow {
   }
 
   add(id: string, at: number): Promise<void> {
+    this.#remember(id, at);
+    return Promise.resolve();
+  }
+
+  seed(entries: readonly ForwardedIdSeen[]): void {
+    for (const { id, at } of entries) this.#remember(id, at);
+  }
+
+  #remember(id: string, at: number): void {
     this.#ids.delete(id);
     this.#ids.set(id, at);
     while (this.#ids.size > this.#maxEntries) this.#ids.delete(this.#ids.keys().next().value!);
-    return Promise.resolve();
   }
 
   #expire(): void {
@@ -110,6 +153,10 @@ export class StoreDuplicateWindow implements DuplicateWindow {
     this.#name = options.name;
   }
 
+  get bounds(): WindowBounds {
+    return boundsOf(this.#maxEntries, this.#maxAgeMs);
+  }
+
   /** Ids currently remembered. */
   get size(): number {
     this.#expire();
@@ -140,10 +187,71 @@ export class StoreDuplicateWindow implements DuplicateWindow {
     const forget = this.#forgetThroughSeq;
     this.#forgetThroughSeq = undefined;
     return this.#store.recordForwardedIds(this.#name, [{ id, seq, at }], forget).catch((error: unknown) => {
-      // Not forgotten in the store: the next add tries again.
-      if (forget !== undefined) this.#forgetThroughSeq = Math.max(forget, this.#forgetThroughSeq ?? 0);
+      this.#keepForgetting(forget);
       throw error;
     });
+  }
+
+  /** Whether this window lives in `store`, so a target writing to it can carry the record ({@link stage}). */
+  isKeptIn(store: MessageStore): boolean {
+    return (this.#store as unknown) === store;
+  }
+
+  /**
+   * The record of `id`, for the target to commit with the message it writes to this window's
+   * store (see {@link StagedId}): the message and its id are then one atomic write. The window
+   * must have been consulted (`has`) first, which loads it.
+   */
+  stage(id: string, at: number): StagedId {
+    this.#loaded();
+    const seq = ++this.#lastSeq;
+    const forget = this.#forgetThroughSeq;
+    this.#forgetThroughSeq = undefined;
+    const operation: RecordForwardedOperation = {
+      op: 'recordForwarded',
+      window: this.#name,
+      ids: [{ id, seq, at }],
+      ...(forget === undefined ? {} : { forgetThroughSeq: forget }),
+    };
+    let settled = false;
+    return {
+      operation,
+      committed: () => {
+        if (settled) return;
+        settled = true;
+        // With sends in parallel a later seq can land first; the window's edge is then off by
+        // those few places, which only the oldest ids feel.
+        const ids = this.#loaded();
+        ids.delete(id);
+        ids.set(id, { seq, at });
+        this.#trim(ids);
+        this.#expire();
+      },
+      failed: () => {
+        if (settled) return;
+        settled = true;
+        this.#keepForgetting(forget);
+      },
+    };
+  }
+
+  /**
+   * Remembers ids the target holds, in memory only (seq 0: nothing to forget in the store). They
+   * are the newest forwarded, so they go to the young end of the window.
+   */
+  seed(entries: readonly ForwardedIdSeen[]): void {
+    const ids = this.#loaded();
+    for (const { id, at } of entries) {
+      if (ids.has(id)) continue;
+      ids.set(id, { seq: 0, at });
+    }
+    this.#trim(ids);
+    this.#expire();
+  }
+
+  /** A write that was to forget ids failed: the next one forgets them. */
+  #keepForgetting(forget: number | undefined): void {
+    if (forget !== undefined) this.#forgetThroughSeq = Math.max(forget, this.#forgetThroughSeq ?? 0);
   }
 
   #loaded(): Map<string, { seq: number; at: number }> {
@@ -164,7 +272,7 @@ export class StoreDuplicateWindow implements DuplicateWindow {
     for (const [oldest, entry] of ids) {
       if (ids.size <= this.#maxEntries) break;
       ids.delete(oldest);
-      this.#forgetThroughSeq = entry.seq;
+      this.#keepForgetting(entry.seq);
     }
   }
 
@@ -175,9 +283,13 @@ export class StoreDuplicateWindow implements DuplicateWindow {
     for (const [id, entry] of ids) {
       if (entry.at > oldest) break;
       ids.delete(id);
-      this.#forgetThroughSeq = entry.seq;
+      this.#keepForgetting(entry.seq);
     }
   }
+}
+
+function boundsOf(maxEntries: number, maxAgeMs: number | undefined): WindowBounds {
+  return maxAgeMs === undefined ? { maxEntries } : { maxEntries, maxAgeMs };
 }
 
 function checkBounds(options: MemoryDuplicateWindowOptions): number {

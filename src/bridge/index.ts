@@ -16,6 +16,8 @@ export {
   type MemoryDuplicateWindowOptions,
   MemoryDuplicateWindow,
   type StoreDuplicateWindowOptions,
+  type StagedId,
+  type WindowBounds,
   StoreDuplicateWindow,
 } from './duplicate-window.js';
 export {

@@ -33,6 +33,7 @@ import {
   ResourceAllocationError,
 } from '../jms/errors.js';
 import { DeliveryMode, type Message } from '../jms/message/message.js';
+import type { StagedId } from './duplicate-window.js';
 import type { Delivery, Outcome, Sink, Source } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError } from '../spi/errors.js';
 import { untilAborted } from '../spi/abort.js';
@@ -398,17 +399,44 @@ export class InternalSink implements Sink {
    * what is left of its time to live. A full destination blocks here (DLV-7); one that stays full
    * past the send timeout becomes a BackOffError, so the bridge waits and never drops.
    */
-  async send(message: Message, signal: AbortSignal): Promise<void> {
+  send(message: Message, signal: AbortSignal): Promise<void> {
+    return this.#send(message, signal);
+  }
+
+  /** The engine written to: a bridge's duplicate window in its store can ride along ({@link sendStaged}). */
+  get engine(): JmsEngine {
+    return this.#config.engine;
+  }
+
+  /**
+   * As {@link send}, with a duplicate-window record written in the same store commit as the
+   * message (BRG-2): after a crash both are stored or neither. The record learns the real outcome
+   * of the commit, even when `signal` ends the wait first.
+   */
+  sendStaged(message: Message, signal: AbortSignal, staged: StagedId): Promise<void> {
+    return this.#send(message, signal, staged);
+  }
+
+  async #send(message: Message, signal: AbortSignal, staged?: StagedId): Promise<void> {
     const producer = this.#producer;
-    if (!producer)
+    if (!producer) {
+      staged?.failed();
       throw new NotConnectedError(`internal sink '${this.#destination.toString()}' is not connected`);
+    }
     const expiration = message.getJMSExpiration();
     const timeToLive = expiration > 0 ? Math.max(1, expiration - this.#config.engine.clock.now()) : 0;
     try {
-      await untilAborted(
-        producer.send(message.copy(), { priority: message.getJMSPriority(), timeToLive }),
-        signal,
-      );
+      const sent = producer.send(message.copy(), {
+        priority: message.getJMSPriority(),
+        timeToLive,
+        ...(staged ? { storeWith: [staged.operation] } : {}),
+      });
+      if (staged)
+        void sent.then(
+          () => staged.committed(),
+          () => staged.failed(),
+        );
+      await untilAborted(sent, signal);
     } catch (error) {
       if (error instanceof ResourceAllocationError)
         // Full or throttled: the error says which.

@@ -395,10 +395,17 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       0,
     ),
     duplicateWindow: object(
-      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file store, named after the bridge, so it survives a restart; in memory with `store.memory`.',
+      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file store, named after the bridge, so it survives a restart (into an engine destination, in the same commit as the message); in memory with `store.memory`. A Kafka target also rebuilds it from the topic at every connect.',
       {
-        maxEntries: integer('Most ids kept; the oldest is forgotten first.', 1, 100000),
-        maxAgeMs: integer('Ids older than this are forgotten, ms. Default: no age limit.', 1),
+        maxEntries: integer(
+          'Most ids kept; the oldest is forgotten first. A Kafka target reads back this many of its last messages per partition at connect.',
+          1,
+          100000,
+        ),
+        maxAgeMs: integer(
+          'Ids older than this are forgotten, ms; a Kafka target reads back nothing older. Default: no age limit.',
+          1,
+        ),
       },
     ),
   });

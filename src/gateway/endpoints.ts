@@ -51,12 +51,16 @@ export function createSource(
   return connector.createSource(endpoint.config, context(endpoint, name, 'source', services));
 }
 
-/** A sink: a bridge's target or its error destination (`side` names it in logs). */
+/**
+ * A sink: a bridge's target or its error destination (`side` names it in logs). A target is told
+ * the bridge's `qos`, so a connector that can make exactly-once hold at its broker does so.
+ */
 export function createSink(
   endpoint: EndpointConfig,
   name: string,
   side: 'target' | 'errorDestination',
   services: EndpointServices,
+  qos?: ConnectorContext['qos'],
 ): Sink {
   if (isInternalEndpoint(endpoint))
     return new InternalSink({
@@ -73,7 +77,11 @@ export function createSink(
   // Client ids derive from the context name: an error destination on the same broker as the
   // target must not take the target's (MQTT brokers disconnect the older of two equal ids).
   const contextName = side === 'target' ? name : `${name}-errors`;
-  return connector.createSink(endpoint.config, context(endpoint, contextName, side, services));
+  const base = context(endpoint, contextName, side, services);
+  return connector.createSink(
+    endpoint.config,
+    side === 'target' && qos !== undefined ? { ...base, qos } : base,
+  );
 }
 
 function context(

@@ -683,7 +683,7 @@ function bridgeConfig(spec: BridgeSpec, services: EndpointServices, stopTimeoutM
   return {
     name: spec.name,
     source: createSource(spec.source, spec.name, sourceSelector, services),
-    sink: createSink(spec.target, spec.name, 'target', services),
+    sink: createSink(spec.target, spec.name, 'target', services, spec.qos),
     ...(spec.errorDestination === undefined
       ? {}
       : { errorDestination: createSink(spec.errorDestination, spec.name, 'errorDestination', services) }),

@@ -48,7 +48,25 @@ export type StoreOperation =
   | { op: 'putDestination'; destination: DestinationRecord }
   | { op: 'removeDestination'; kind: 'queue' | 'topic'; name: string }
   | { op: 'putSubscription'; subscription: SubscriptionRecord }
-  | { op: 'removeSubscription'; key: BacklogKey };
+  | { op: 'removeSubscription'; key: BacklogKey }
+  | RecordForwardedOperation;
+
+/**
+ * Records ids in a bridge's duplicate window (BRG-2) as part of a commit, so they land in the same
+ * atomic write as the rest of the batch: a bridge whose target is an engine destination commits
+ * the forwarded message and its id together, and after a crash either both are stored or neither.
+ * Only a store that is a {@link ForwardedIdStore} is given it (the engine passes it through from
+ * the bridge, which checks); any other store rejects the commit that holds it. Applied like
+ * {@link ForwardedIdStore.recordForwardedIds}: the ids are recorded (an id recorded again takes its
+ * new `seq` and `at`) and the window's ids with `seq` up to `forgetThroughSeq` are forgotten.
+ */
+export interface RecordForwardedOperation {
+  op: 'recordForwarded';
+  /** The window's name: the bridge's. */
+  window: string;
+  ids: readonly ForwardedId[];
+  forgetThroughSeq?: number;
+}
 
 /** A message reference found at recovery, with what it needs to resume (PER-1, PER-2). */
 export interface RecoveredRef {
@@ -113,7 +131,7 @@ export interface ForwardedIdStore {
   /**
    * Records `ids` in `window` (an id recorded again takes its new `seq` and `at`) and forgets the
    * window's ids with `seq` up to `forgetThroughSeq`, in one atomic write that shares the store's
-   * group commit; resolves once durable.
+   * group commit; resolves once durable. The same as committing one {@link RecordForwardedOperation}.
    */
   recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void>;
 }

@@ -54,12 +54,43 @@ export interface Sink {
    */
   send(message: Message, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Optional, for exactly-once (BRG-2): the JMSMessageIDs of the messages this sink's earlier
+   * sends committed at the target, with when they were sent, as far back as `query` says. The
+   * runtime asks after every connect and adds them to its duplicate window, so a message the
+   * source delivers again after a crash or a lost confirm is recognised without a second send.
+   * Resolves undefined when this sink cannot tell (a target without transactions); rejects with
+   * NotConnectedError when the target could not be read (the runtime reconnects).
+   */
+  forwardedIds?(
+    query: ForwardedIdsQuery,
+    signal: AbortSignal,
+  ): Promise<readonly ForwardedIdSeen[] | undefined>;
+}
+
+/** How far back {@link Sink.forwardedIds} reads: the duplicate window's bounds. */
+export interface ForwardedIdsQuery {
+  /** The most ids the window keeps: a sink reads at most this many of its messages (per partition). */
+  readonly maxEntries: number;
+  /** Messages sent before this time (ms since the epoch) are outside the window. Default: no bound. */
+  readonly notBefore?: number;
+}
+
+/** A message a sink's target holds: its JMSMessageID, and when it was sent (ms since the epoch). */
+export interface ForwardedIdSeen {
+  readonly id: string;
+  readonly at: number;
 }
 
 /** What the runtime gives a connector. */
 export interface ConnectorContext {
   /** The bridge's name, for logs and client ids. */
   readonly name: string;
+  /**
+   * The bridge's quality of service, when the runtime tells: a sink that can make exactly-once
+   * hold at its target (a transactional Kafka producer) does so when it is `exactly-once`.
+   */
+  readonly qos?: 'at-most-once' | 'at-least-once' | 'exactly-once';
   readonly logger: EngineLogger;
 }
 

@@ -2,7 +2,16 @@
  * The connector SPI: everything a connector may import from the gateway. Connectors import
  * nothing else of `src/` (enforced by lint).
  */
-export type { Outcome, Delivery, Source, Sink, ConnectorContext, ConnectorDefinition } from './connector.js';
+export type {
+  Outcome,
+  Delivery,
+  Source,
+  Sink,
+  ConnectorContext,
+  ConnectorDefinition,
+  ForwardedIdsQuery,
+  ForwardedIdSeen,
+} from './connector.js';
 export {
   NotConnectedError,
   BackOffError,

@@ -85,13 +85,7 @@ export interface FileStoreStats {
 /** A store operation ready to write: messages are serialized when `commit` is called. */
 type EncodedOperation =
   | Exclude<StoreOperation, { op: 'addMessage' }>
-  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage }
-  | {
-      op: 'recordForwarded';
-      window: string;
-      ids: readonly ForwardedId[];
-      forgetThroughSeq: number | undefined;
-    };
+  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
 
 interface PendingCommit {
   operations: EncodedOperation[];
@@ -343,7 +337,9 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void> {
     if (this.#closed) return Promise.reject(closedError(this.file));
     this.#stats.commits++;
-    return this.#enqueue([{ op: 'recordForwarded', window, ids, forgetThroughSeq }]);
+    return this.#enqueue([
+      { op: 'recordForwarded', window, ids, ...(forgetThroughSeq === undefined ? {} : { forgetThroughSeq }) },
+    ]);
   }
 
   #enqueue(operations: EncodedOperation[]): Promise<void> {

@@ -14,6 +14,7 @@ import type {
   SubscriptionRecord,
 } from '../jms/store-port.js';
 import type { Message } from '../jms/message/message.js';
+import { IllegalStateError } from '../jms/errors.js';
 
 interface RefRecord {
   seq: number;
@@ -88,6 +89,14 @@ export class MemoryStore implements MessageStore {
       this.#failure = undefined;
       return Promise.reject(failure);
     }
+    // Not a ForwardedIdStore: a window record here would be a promise the store cannot keep.
+    const windowRecord = operations.find((operation) => operation.op === 'recordForwarded');
+    if (windowRecord)
+      return Promise.reject(
+        new IllegalStateError(
+          `the memory store keeps no duplicate windows (a commit recorded ids in window '${windowRecord.window}')`,
+        ),
+      );
     this.commits++;
     for (const operation of operations) this.#apply(operation);
     return Promise.resolve();
@@ -150,6 +159,8 @@ export class MemoryStore implements MessageStore {
         this.#subscriptions.delete(operation.key);
         this.#dropBacklog(operation.key);
         return;
+      case 'recordForwarded':
+        return; // refused in commit()
     }
   }
 

@@ -1,7 +1,9 @@
 /**
  * Crash recovery end to end (PER-1, PER-3): a worker process runs persistent load on a file store
  * and is killed with SIGKILL at random moments, then restarted on the same directory; at the end
- * a last run drains everything. The worker records each fact in a file before going on (see
+ * a last run drains everything. The exactly-once variants (BRG-2) do the same to a gateway whose
+ * exactly-once bridge moves the load from an engine queue to an engine queue or to Kafka (see
+ * test/helpers/crash-bridge-worker.ts), and count every key at the target: none lost, none twice. The worker records each fact in a file before going on (see
  * test/helpers/crash-worker.ts), so from those lines alone the test can check that nothing whose
  * send resolved was lost, and that nothing whose acknowledgement or commit resolved came back.
  *
@@ -15,8 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { Kafka, logLevel } from 'kafkajs';
+import { connected, kafkaBroker } from '../helpers/brokers.js';
+import { uniqueName } from '../helpers/names.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/crash-worker.ts', import.meta.url));
+const BRIDGE_WORKER = fileURLToPath(new URL('../helpers/crash-bridge-worker.ts', import.meta.url));
+const kafka = await kafkaBroker();
 const ROUNDS = 4;
 const MIN_RUN_MS = 500;
 const MAX_RUN_MS = 2_000;
@@ -48,11 +55,28 @@ interface Run {
 /** Starts the worker; `ready` resolves on its READY line and rejects if it exits or hangs before. */
 function startWorker(dir: string, mode: 'load' | 'drain', round: number): Run {
   const factFile = join(dir, 'facts', `round-${round}.txt`);
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', WORKER, join(dir, 'store'), mode, String(round), factFile],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
+  return spawnWorker([WORKER, join(dir, 'store'), mode, String(round), factFile], factFile, round);
+}
+
+/** Starts the exactly-once bridge worker (crash-bridge-worker.ts) for `target`. */
+function startBridgeWorker(
+  dir: string,
+  target: 'internal' | { brokers: readonly string[]; topic: string },
+  mode: 'load' | 'drain',
+  round: number,
+): Run {
+  const factFile = join(dir, 'facts', `round-${round}.txt`);
+  const where = target === 'internal' ? ['internal'] : ['kafka'];
+  const kafkaArgs = target === 'internal' ? [] : [target.brokers.join(','), target.topic];
+  return spawnWorker(
+    [BRIDGE_WORKER, dir, ...where, mode, String(round), factFile, ...kafkaArgs],
+    factFile,
+    round,
   );
+}
+
+function spawnWorker(args: readonly string[], factFile: string, round: number): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   const run: Partial<Run> & { stderr: string } = { factFile, stderr: '', child };
   let stdout = '';
   let onReady: (() => void) | undefined;
@@ -193,3 +217,175 @@ test(
     }
   },
 );
+
+const EXACTLY_ONCE_ROUNDS = 3;
+
+/** Runs `ROUNDS` seeded kills of the bridge worker and a drain; returns every run's fact lines. */
+async function killRounds(
+  t: { diagnostic(message: string): void },
+  dir: string,
+  target: 'internal' | { brokers: readonly string[]; topic: string },
+  random: () => number,
+  runMs: { min: number; max: number } = { min: MIN_RUN_MS, max: MAX_RUN_MS },
+): Promise<string[][]> {
+  const runs: string[][] = [];
+  for (let round = 1; round <= EXACTLY_ONCE_ROUNDS; round++) {
+    const run = startBridgeWorker(dir, target, 'load', round);
+    await run.ready;
+    const after = Math.round(runMs.min + random() * (runMs.max - runMs.min));
+    await new Promise((resolve) => setTimeout(resolve, after));
+    run.child.kill('SIGKILL');
+    const { signal } = await run.exit;
+    assert.equal(signal, 'SIGKILL', `round ${round} should still be running when killed:\n${run.stderr}`);
+    runs.push(await factsOf(run));
+    t.diagnostic(`round ${round}: killed after ${after} ms, ${runs.at(-1)!.length} facts`);
+  }
+  const drain = startBridgeWorker(dir, target, 'drain', EXACTLY_ONCE_ROUNDS + 1);
+  let drainTimer: NodeJS.Timeout | undefined;
+  const exited = await Promise.race([
+    drain.exit,
+    new Promise<never>((_, reject) => {
+      drainTimer = setTimeout(
+        () => reject(new Error(`drain did not finish in ${DRAIN_TIMEOUT_MS} ms:\n${drain.stderr}`)),
+        DRAIN_TIMEOUT_MS,
+      );
+    }),
+  ]).finally(() => {
+    clearTimeout(drainTimer);
+    drain.child.kill('SIGKILL');
+  });
+  assert.equal(exited.code, 0, `the drain run failed:\n${drain.stderr}`);
+  runs.push(await factsOf(drain));
+  assert.equal(runs.at(-1)!.at(-1), 'DRAINED 0 0', 'the drain leaves nothing behind');
+  return runs;
+}
+
+/**
+ * Each key sent against what reached the target: lost (sent, never there), twice (there more than
+ * once), and unconfirmed (there, though the kill came before its SENT line: at most one per
+ * producer per kill).
+ */
+function compare(runs: readonly string[][], atTarget: readonly string[]) {
+  const sent = new Set(runs.flat().flatMap((line) => (line.startsWith('SENT ') ? [line.slice(5)] : [])));
+  const times = new Map<string, number>();
+  for (const key of atTarget) times.set(key, (times.get(key) ?? 0) + 1);
+  return {
+    sent: sent.size,
+    lost: [...sent].filter((key) => !times.has(key)),
+    twice: [...times].filter(([, n]) => n > 1).map(([key, n]) => `${key} x${n}`),
+    unconfirmed: [...times.keys()].filter((key) => !sent.has(key)).length,
+  };
+}
+
+function assertExactlyOnce(
+  t: { diagnostic(message: string): void },
+  seed: number,
+  result: ReturnType<typeof compare>,
+) {
+  const summary =
+    `seed ${seed}: sent ${result.sent}, lost ${result.lost.length}, twice ${result.twice.length}, ` +
+    `at the target although the send never reported ${result.unconfirmed}`;
+  console.log(`exactly-once crash: ${summary}`);
+  t.diagnostic(summary);
+  assert.ok(result.sent > 0, 'the load ran');
+  assert.deepEqual(
+    result.lost.slice(0, 10),
+    [],
+    `lost ${result.lost.length} messages whose send had resolved`,
+  );
+  assert.deepEqual(result.twice.slice(0, 10), [], `${result.twice.length} messages reached the target twice`);
+  assert.ok(
+    result.unconfirmed <= EXACTLY_ONCE_ROUNDS * 4,
+    `${result.unconfirmed} unconfirmed is more than the producers hold`,
+  );
+}
+
+test(
+  'bridge - exactly-once into an engine queue under kill -9 delivers every message once (BRG-2, PER-1)',
+  { timeout: 120_000 },
+  async (t) => {
+    const seed = Number(process.env.CRASH_SEED ?? 20_260_102);
+    const dir = await mkdtemp(join(tmpdir(), 'crash-exactly-once-'));
+    await mkdir(join(dir, 'facts'));
+    try {
+      const runs = await killRounds(t, dir, 'internal', prng(seed));
+      const atTarget = runs.at(-1)!.flatMap((line) => (line.startsWith('OUT ') ? [line.slice(4)] : []));
+      assertExactlyOnce(t, seed, compare(runs, atTarget));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'bridge - exactly-once to kafka under kill -9 delivers every message once (BRG-2)',
+  { skip: kafka.skip, timeout: 120_000 },
+  async (t) => {
+    const seed = Number(process.env.CRASH_SEED ?? 20_260_103);
+    const { brokers } = connected(kafka);
+    const topic = uniqueName('t-crash-eo');
+    const admin = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const dir = await mkdtemp(join(tmpdir(), 'crash-exactly-once-kafka-'));
+    await mkdir(join(dir, 'facts'));
+    try {
+      await admin.createTopics({
+        topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
+        waitForLeaders: true,
+      });
+      // A transaction per message is slower than a store commit: longer runs for as many kills.
+      const runs = await killRounds(t, dir, { brokers, topic }, prng(seed), { min: 2_000, max: 4_000 });
+      assertExactlyOnce(t, seed, compare(runs, await readCommittedKeys(brokers, topic)));
+    } finally {
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+/** The `key` header of every committed record of `topic`, read to its end (read_committed). */
+async function readCommittedKeys(brokers: readonly string[], topic: string): Promise<string[]> {
+  const client = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING });
+  const admin = client.admin();
+  await admin.connect();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
+  const groupId = uniqueName('g-crash-eo');
+  const consumer = client.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 100 });
+  const keys: string[] = [];
+  const reached = new Map([...ends].map(([partition]) => [partition, 0n]));
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics: [topic], fromBeginning: true });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`reading '${topic}' did not finish`)),
+        DRAIN_TIMEOUT_MS,
+      );
+      const check = () => {
+        if ([...ends].every(([partition, end]) => reached.get(partition)! >= end)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      check();
+      void consumer.run({
+        autoCommit: false,
+        eachBatch: ({ batch }) => {
+          for (const record of batch.messages) {
+            if (BigInt(record.offset) >= ends.get(batch.partition)!) break;
+            keys.push(String(record.headers?.key));
+          }
+          reached.set(batch.partition, BigInt(batch.lastOffset()) + 1n);
+          check();
+          return Promise.resolve();
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+    await admin.deleteGroups([groupId]).catch(() => undefined);
+    await admin.disconnect();
+  }
+  return keys;
+}

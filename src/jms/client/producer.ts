@@ -17,6 +17,7 @@ import {
   checkDeliveryMode,
   checkPriority,
 } from '../message/message.js';
+import type { StoreOperation } from '../store-port.js';
 import type { Session } from './session.js';
 
 /** Per-send overrides of the producer's settings. */
@@ -27,6 +28,15 @@ export interface SendOptions {
   timeToLive?: number;
   /** Ms until the message may be delivered (DLV-5). */
   deliveryDelay?: number;
+  /**
+   * Store operations written in the same atomic store commit as the message, so that after a
+   * crash either both are stored or neither: the bridge runtime records a forwarded message's id
+   * in its duplicate window this way (BRG-2). The send resolves once that commit is durable; a
+   * message that is not stored (non-persistent, a destination with the store disabled, a topic
+   * without durable subscriptions) commits them alone before it is delivered. Not for transacted
+   * sessions, whose sends are stored at commit.
+   */
+  storeWith?: readonly StoreOperation[];
 }
 
 export class MessageProducer {
@@ -132,6 +142,10 @@ export class MessageProducer {
     if (!isMessage(message)) throw new InvalidArgumentError('send needs a message');
     if (!destination)
       throw new InvalidDestinationError('no destination: the producer has none and the send named none');
+    if (options.storeWith !== undefined && this.#session.transacted)
+      throw new IllegalStateError(
+        'storeWith is not for transacted sessions: their sends are stored at commit',
+      );
     const engine = this.#session.connection.engine;
     const [state, alsoTo] = this.#resolve(destination, message);
     const settings = this.#settings(options);
@@ -160,7 +174,8 @@ export class MessageProducer {
       deliveryTime > now
     ) {
       engine.expiredAtSend(state);
-      return Promise.resolve();
+      // Nothing of the message is stored, but what rides with it is.
+      return options.storeWith?.length ? engine.commit(options.storeWith) : Promise.resolve();
     }
     const copy = message.copy();
     const stored = new StoredMessage(
@@ -173,8 +188,10 @@ export class MessageProducer {
     );
     stored.redeliveryLimit = this.#redeliveryLimit;
     stored.scheduled = deliveryTime > now;
-    if (state.kind === 'queue' && alsoTo.length === 0) return this.#sendToQueue(engine, state, stored);
-    return this.#sendToTopics(engine, state, alsoTo, stored);
+    const storeWith = options.storeWith ?? NO_OPERATIONS;
+    if (state.kind === 'queue' && alsoTo.length === 0)
+      return this.#sendToQueue(engine, state, stored, storeWith);
+    return this.#sendToTopics(engine, state, alsoTo, stored, storeWith);
   }
 
   /**
@@ -192,18 +209,23 @@ export class MessageProducer {
       message.setProviderProperty('JMSXAppID', { type: 'string', value: application });
   }
 
-  async #sendToQueue(engine: JmsEngine, state: QueueState, stored: StoredMessage): Promise<void> {
+  async #sendToQueue(
+    engine: JmsEngine,
+    state: QueueState,
+    stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
+  ): Promise<void> {
     let admission = engine.admit(state, 1, stored.size, this.#sendTimeout);
     if (admission instanceof Promise) admission = await admission;
     // The room admission reserved is given back once the entry holds it, or when the send fails.
     try {
-      if (!stored.persistent && !this.#session.transacted) {
+      if (!stored.persistent && !this.#session.transacted && storeWith.length === 0) {
         // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
         stored.holders = 1;
         state.backlog.add(new Entry(stored));
         return;
       }
-      const delivered = this.#deliver(engine, stored, engine.route(state, stored));
+      const delivered = this.#deliver(engine, stored, engine.route(state, stored), storeWith);
       if (delivered) await delivered;
     } finally {
       admission.release();
@@ -219,12 +241,13 @@ export class MessageProducer {
     state: DestinationState,
     alsoTo: readonly DestinationState[],
     stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
   ): Promise<void> {
     const timeout = this.#sendTimeout;
     if (alsoTo.length === 0) {
       const routed = engine.entriesFor(state, stored);
       const admission = engine.admit(state, routed.length, stored.size, timeout);
-      return this.#sendRouted(engine, stored, admission, routed, () =>
+      return this.#sendRouted(engine, stored, admission, routed, storeWith, () =>
         engine.published(state, routed.length),
       );
     }
@@ -233,7 +256,7 @@ export class MessageProducer {
     const routes = targets.map((target) => engine.entriesFor(target, stored));
     const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
     const admission = engine.admitAll(parts, stored.size, timeout);
-    return this.#sendRouted(engine, stored, admission, routes.flat(), () => {
+    return this.#sendRouted(engine, stored, admission, routes.flat(), storeWith, () => {
       for (const { target, entries } of parts) engine.published(target, entries);
     });
   }
@@ -243,6 +266,7 @@ export class MessageProducer {
     stored: StoredMessage,
     admission: Admission | Promise<Admission>,
     routed: Routed[],
+    storeWith: readonly StoreOperation[],
     published: () => void,
   ): Promise<void> {
     if (admission instanceof Promise) {
@@ -252,23 +276,30 @@ export class MessageProducer {
     }
     try {
       published();
-      const delivered = this.#deliver(engine, stored, routed);
+      const delivered = this.#deliver(engine, stored, routed, storeWith);
       if (delivered) await delivered;
     } finally {
       admission.release();
     }
   }
 
-  /** Hands routed entries to their backlogs: held as uncommitted in a transaction, else after the store has a persistent message. */
-  #deliver(engine: JmsEngine, stored: StoredMessage, routed: Routed[]): Promise<void> | undefined {
+  /**
+   * Hands routed entries to their backlogs: held as uncommitted in a transaction, else after the
+   * store has a persistent message (and `storeWith`, in the same commit).
+   */
+  #deliver(
+    engine: JmsEngine,
+    stored: StoredMessage,
+    routed: Routed[],
+    storeWith: readonly StoreOperation[],
+  ): Promise<void> | undefined {
     if (this.#session.transacted) {
       this.#session.holdUncommitted(stored, routed);
       return undefined;
     }
-    if (stored.persistent) {
-      const operations = engine.sendOperations(stored, routed);
-      if (operations.length > 0) return engine.commit(operations).then(() => add(engine, stored, routed));
-    }
+    const operations = stored.persistent ? engine.sendOperations(stored, routed) : [];
+    if (operations.length > 0 || storeWith.length > 0)
+      return engine.commit([...operations, ...storeWith]).then(() => add(engine, stored, routed));
     add(engine, stored, routed);
     return undefined;
   }
@@ -290,7 +321,7 @@ export class MessageProducer {
     return [state, alsoTo];
   }
 
-  #settings(options: SendOptions): Required<SendOptions> {
+  #settings(options: SendOptions): Required<Omit<SendOptions, 'storeWith'>> {
     const deliveryMode = options.deliveryMode ?? this.#deliveryMode;
     checkDeliveryMode(deliveryMode);
     const priority = options.priority ?? this.#priority;
@@ -309,6 +340,8 @@ export class MessageProducer {
     this.#session.producerClosed(this);
   }
 }
+
+const NO_OPERATIONS: readonly StoreOperation[] = [];
 
 function add(engine: JmsEngine, stored: StoredMessage, routed: readonly Routed[]): void {
   for (const { backlog, entry } of routed) backlog.add(entry);

@@ -240,6 +240,7 @@ test('bridge - counters and status report what happened (BRG-5)', async () => {
     discarded: 0,
     dropped: 0,
     duplicates: 0,
+    possibleDuplicates: 0,
     reconnects: 0,
     inFlight: 0,
     lag: 0,

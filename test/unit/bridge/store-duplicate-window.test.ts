@@ -119,3 +119,29 @@ test('duplicate window - ids older than maxAgeMs are forgotten, in memory and in
     await store.close();
   });
 });
+
+test('duplicate window - ids seeded from the target are known, within the bounds, and not written to the store (BRG-2)', async () => {
+  await withStoreDir(async (dir) => {
+    const store = await FileStore.open({ path: dir });
+    const window = new StoreDuplicateWindow({ store, name: 'w', maxEntries: 3 });
+    await window.add('ID:recorded', 1);
+    window.seed([
+      { id: 'ID:t1', at: 2 },
+      { id: 'ID:t2', at: 3 },
+      { id: 'ID:t3', at: 4 },
+    ]);
+    assert.deepEqual(
+      await Promise.all(['ID:recorded', 'ID:t1', 'ID:t2', 'ID:t3'].map((id) => window.has(id))),
+      [false, true, true, true],
+      'the oldest goes first when the seeds fill the window',
+    );
+    await window.add('ID:after', 5);
+    assert.deepEqual(
+      store.readForwardedIds('w').map((stored) => stored.id),
+      ['ID:after'],
+      'seeds stay in memory (the target keeps them); the trimmed record is forgotten in the store',
+    );
+    assert.equal(await window.has('ID:t1'), false);
+    await store.close();
+  });
+});
