@@ -9,12 +9,13 @@ import type { ConnectorRegistry } from './connector-registry.js';
 import { credentialsIn } from './credentials.js';
 import type { EndpointConfig, GatewayConfig } from './gateway-config.js';
 
-/** Every secret value of the configuration's broker endpoints and named connections. */
+/** Every secret value of the configuration's broker endpoints, named connections and users. */
 export function secretValues(
-  config: Pick<GatewayConfig, 'bridges' | 'connections'>,
+  config: Pick<GatewayConfig, 'bridges' | 'connections' | 'security'>,
   registry: ConnectorRegistry,
 ): Set<string> {
   const found = new Set<string>();
+  for (const user of config.security.users ?? []) found.add(user.password);
   for (const bridge of config.bridges) {
     const endpoints: (EndpointConfig | undefined)[] = [bridge.source, bridge.target, bridge.errorDestination];
     for (const endpoint of endpoints)
