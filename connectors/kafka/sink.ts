@@ -7,6 +7,10 @@
  * within one producer session, so they neither duplicate nor reorder records. It does not
  * recognise a message the runtime sends again after a failed `send` (a new record to Kafka).
  *
+ * Before sending, a record is checked against the topic's and the brokers' size limits, read at
+ * connect (`size-limits.ts`): a request over `socket.request.max.bytes` is not answered by Kafka
+ * but by a closed connection, so it must not be sent at all.
+ *
  * With `transactionalId` each message is sent in its own transaction, committed before `send`
  * resolves; read_committed consumers never see a record of a failed send, and a restarted
  * gateway's producer fences the previous one. The Kafka source's offsets are not part of that
@@ -23,10 +27,16 @@ import {
   untilAborted,
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
-import { createProducer, disconnectFully } from './client.js';
+import { createAdmin, createProducer, defaultClientId, disconnectFully } from './client.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { messageToRecord } from './mapping.js';
 import type { XPathEvaluator } from './mapping.js';
+import {
+  type KafkaSizeLimits,
+  type RequestEnvelope,
+  checkRecordSize,
+  readSizeLimits,
+} from './size-limits.js';
 import type { KafkaConfig } from './spec.js';
 
 /**
@@ -44,12 +54,20 @@ export class KafkaSink implements Sink {
   readonly #config: KafkaConfig;
   readonly #context: KafkaSinkContext;
   #producer: Producer | undefined;
+  /** What a record may weigh, checked before each send; empty when no limit is known. */
+  #limits: KafkaSizeLimits = {};
+  readonly #envelope: RequestEnvelope;
   /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
   #transactions: Promise<void> = Promise.resolve();
 
   constructor(config: KafkaConfig, context: KafkaSinkContext) {
     this.#config = config;
     this.#context = context;
+    this.#envelope = {
+      clientId: config.clientId ?? defaultClientId(context),
+      topic: config.topic,
+      ...(config.transactionalId !== undefined ? { transactionalId: config.transactionalId } : {}),
+    };
   }
 
   async connect(signal: AbortSignal): Promise<void> {
@@ -76,6 +94,12 @@ export class KafkaSink implements Sink {
       if (signal.aborted) throw signal.reason;
       throw classifyConnectionError(error, `connecting to kafka for topic '${config.topic}'`);
     }
+    try {
+      this.#limits = await this.#sizeLimits(signal);
+    } catch (error) {
+      await disconnectFully(producer);
+      throw error;
+    }
     this.#producer = producer;
     this.#context.logger.info({ topic: config.topic }, 'kafka sink connected');
   }
@@ -86,6 +110,9 @@ export class KafkaSink implements Sink {
     if (producer === undefined)
       throw new NotConnectedError(`kafka sink for '${this.#config.topic}' is not connected`);
     const record = this.#record(message);
+    const kafkaMessage = record.messages[0];
+    if (kafkaMessage !== undefined)
+      checkRecordSize(kafkaMessage, message.getJMSMessageID(), this.#limits, this.#envelope);
     try {
       // An aborted send may still reach Kafka: the runtime treats it as failed and may send it
       // again (at-least-once).
@@ -109,6 +136,33 @@ export class KafkaSink implements Sink {
     await this.#transactions.catch(() => undefined);
     await disconnectFully(producer);
     this.#context.logger.info({ topic: this.#config.topic }, 'kafka sink closed');
+  }
+
+  /**
+   * The limits a record is checked against: `maxMessageBytes` when set, else what the brokers
+   * say. With compression the read limits are left to the broker, which compares the compressed
+   * batch (a record over the topic limit is answered with MESSAGE_TOO_LARGE, poison too).
+   */
+  async #sizeLimits(signal: AbortSignal): Promise<KafkaSizeLimits> {
+    const config = this.#config;
+    if (config.maxMessageBytes !== undefined)
+      return { batch: { bytes: config.maxMessageBytes, source: `the kafka sink's maxMessageBytes` } };
+    if (config.compression !== 'none') return {};
+    const admin = createAdmin(config, this.#context);
+    const unknown = (what: string, error: unknown): void =>
+      this.#context.logger.warn(
+        { topic: config.topic, err: error instanceof Error ? error.message : String(error) },
+        `kafka sink could not read ${what}: messages are not checked against it before sending; set maxMessageBytes`,
+      );
+    try {
+      await untilAborted(admin.connect(), signal);
+      return await untilAborted(readSizeLimits(admin, config.topic, unknown), signal);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw classifyConnectionError(error, `reading the size limits of kafka topic '${config.topic}'`);
+    } finally {
+      await disconnectFully(admin);
+    }
   }
 
   #record(message: Message): ProducerRecord {

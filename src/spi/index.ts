@@ -8,6 +8,7 @@ export {
   BackOffError,
   EndpointConfigurationError,
   PoisonMessageError,
+  MessageTooLargeError,
   isPoison,
 } from './errors.js';
 export {

@@ -1,0 +1,201 @@
+/**
+ * Messages too large for the target, through the bridge runtime against real brokers: each is
+ * parked in the error destination with a reason naming its size and the limit, and the message
+ * after it in the same ordering unit still reaches the target (DLV-9, BRG-4, ORD-3).
+ */
+import assert from 'node:assert/strict';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import { Bridge, ERROR_REASON, InternalSink, InternalSource } from '../../src/bridge/index.js';
+import {
+  BytesMessage,
+  ConnectionFactory,
+  JmsEngine,
+  MemoryStore,
+  type Message,
+  Queue,
+  TextMessage,
+} from '../../src/index.js';
+import { resolveConfig, type EngineLogger, type Sink } from '../../src/spi/index.js';
+import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { brokerTest } from '../helpers/brokers.js';
+import { uniqueName } from '../helpers/names.js';
+import { withTimeout } from '../helpers/timeout.js';
+
+const WAIT_MS = 30_000;
+const silent: EngineLogger = { error() {}, warn() {}, info() {}, debug() {} };
+
+/**
+ * An engine whose queue `in` a bridge forwards to `sink`, parking in queue `errors`: one ordering
+ * unit, no retries, short reconnect delays. The bridge runs on the system clock, as the broker does.
+ */
+async function parkingRig(sink: Sink) {
+  const engine = await JmsEngine.open({ store: new MemoryStore() });
+  await engine.createQueue('in');
+  await engine.createQueue('errors');
+  const bridge = new Bridge(
+    {
+      name: uniqueName('too-large'),
+      source: new InternalSource({ engine, destination: 'queue://in' }),
+      sink,
+      errorDestination: new InternalSink({ engine, destination: 'queue://errors' }),
+      ordering: 'bridge',
+      retry: { delay: { kind: 'fixed', ms: 100 }, limit: 0 },
+      reconnect: { minMs: 100, increaseFactor: 2, maxMs: 1_000 },
+    },
+    { logger: silent },
+  );
+  const connection = new ConnectionFactory(engine).createConnection();
+  connection.start();
+  const session = connection.createSession();
+  const producer = session.createProducer(new Queue('in'));
+  const parked = session.createConsumer(new Queue('errors'));
+  await bridge.start();
+  return {
+    bridge,
+    send: (message: Message) => producer.send(message),
+    /** The next message in the error destination. */
+    parked: async (): Promise<Message> => {
+      const message = await withTimeout(parked.receive(), WAIT_MS, 'a parked message');
+      assert.ok(message, 'a parked message');
+      return message;
+    },
+    /** Resolves once the target confirmed `count` messages. */
+    delivered: (count: number) => eventually(() => bridge.counters.out >= count, `${count} delivered`),
+    async close() {
+      await bridge.stop();
+      await connection.close();
+      await engine.close();
+    },
+  };
+}
+
+/** Resolves when `condition` holds, checking on every turn of the event loop's timers. */
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function bytes(size: number): BytesMessage {
+  return new BytesMessage(new Uint8Array(size).fill(7));
+}
+
+// --- Kafka ---
+
+function kafkaSink(brokers: string[], topic: string, fields: Record<string, unknown> = {}): KafkaSink {
+  const { config, errors } = resolveConfig(
+    kafkaConfigSchema,
+    { brokers, topic, retries: 1, ...fields },
+    'endpoint',
+  );
+  assert.deepEqual(errors, []);
+  return new KafkaSink(config!, { name: 'too-large-it', logger: silent });
+}
+
+/** Runs `fn` with a fresh one-partition topic with these settings, deleted afterwards. */
+async function withKafkaTopic(
+  brokers: string[],
+  configEntries: Array<{ name: string; value: string }>,
+  fn: (topic: string) => Promise<void>,
+): Promise<void> {
+  const topic = uniqueName('t-too-large');
+  const admin: Admin = new Kafka({
+    clientId: uniqueName('too-large-it'),
+    brokers,
+    logLevel: logLevel.NOTHING,
+  }).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries }],
+      waitForLeaders: true,
+    });
+    await fn(topic);
+  } finally {
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+brokerTest(
+  'kafka',
+  "too large - a message over the kafka topic's max.message.bytes is parked with its size and the limit, and the next one flows (DLV-9, BRG-4, ORD-3)",
+  async ({ brokers }) => {
+    await withKafkaTopic(brokers, [{ name: 'max.message.bytes', value: '10000' }], async (topic) => {
+      const rig = await parkingRig(kafkaSink(brokers, topic));
+      try {
+        const big = bytes(50_000);
+        await rig.send(big);
+        await rig.send(new TextMessage('small'));
+        const parked = await rig.parked();
+        assert.equal((parked as BytesMessage).getBodyLength(), 50_000);
+        assert.match(
+          parked.getStringProperty(ERROR_REASON)!,
+          new RegExp(
+            `^poison: MessageTooLargeError: message '${big.getJMSMessageID()}' is too large: 50\\d{3} bytes, over the limit of 10000 bytes of kafka topic '${topic}' \\(max\\.message\\.bytes\\)$`,
+          ),
+        );
+        await rig.delivered(1);
+        assert.equal(rig.bridge.counters.deadLettered, 1);
+      } finally {
+        await rig.close();
+      }
+    });
+  },
+  { timeout: 60_000 },
+);
+
+brokerTest(
+  'kafka',
+  "too large - a message over the kafka broker's socket.request.max.bytes is parked before it is sent, instead of a connection the broker closes (DLV-9, BRG-5)",
+  async ({ brokers }) => {
+    // The topic would take it; the request carrying it is over the broker's 100 MB default.
+    await withKafkaTopic(brokers, [{ name: 'max.message.bytes', value: '200000000' }], async (topic) => {
+      const rig = await parkingRig(kafkaSink(brokers, topic));
+      try {
+        await rig.send(bytes(104_857_600));
+        await rig.send(new TextMessage('small'));
+        const reason = (await rig.parked()).getStringProperty(ERROR_REASON)!;
+        assert.match(
+          reason,
+          /is too large: 1048\d{5} bytes, over the limit of 104857600 bytes of kafka broker \d+ \(socket\.request\.max\.bytes\)$/,
+        );
+        await rig.delivered(1);
+        assert.equal(rig.bridge.counters.reconnects, 0, 'nothing was sent, no connection was lost');
+      } finally {
+        await rig.close();
+      }
+    });
+  },
+  { timeout: 120_000 },
+);
+
+brokerTest(
+  'kafka',
+  'too large - a record kafka answers by closing the connection is parked once its sends keep losing the connection, and the next one flows (BRG-4, BRG-5, ORD-3)',
+  async ({ brokers }) => {
+    // maxMessageBytes above the request limit turns the sink's own check off, so the record
+    // really goes out and Kafka closes the connection: what the runtime's rule for lost
+    // connections is for. Retry limit 0: the first loss is free, the lone resend counts.
+    await withKafkaTopic(brokers, [{ name: 'max.message.bytes', value: '200000000' }], async (topic) => {
+      const rig = await parkingRig(kafkaSink(brokers, topic, { maxMessageBytes: 2_000_000_000 }));
+      try {
+        await rig.send(bytes(104_900_000));
+        await rig.send(new TextMessage('small'));
+        const reason = (await rig.parked()).getStringProperty(ERROR_REASON)!;
+        assert.match(
+          reason,
+          /^retry limit 0 reached after 1 deliveries: the connection to the target was lost during each of its 2 sends \(NotConnectedError: /,
+        );
+        await rig.delivered(1);
+        assert.ok(rig.bridge.counters.reconnects >= 2);
+      } finally {
+        await rig.close();
+      }
+    });
+  },
+  { timeout: 180_000 },
+);
