@@ -4,6 +4,7 @@
  * after it in the same ordering unit still reaches the target (DLV-9, BRG-4, ORD-3).
  */
 import assert from 'node:assert/strict';
+import { connect as amqpConnect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Admin } from 'kafkajs';
 import { Bridge, ERROR_REASON, InternalSink, InternalSource } from '../../src/bridge/index.js';
@@ -16,7 +17,8 @@ import {
   Queue,
   TextMessage,
 } from '../../src/index.js';
-import { resolveConfig, type EngineLogger, type Sink } from '../../src/spi/index.js';
+import { MessageTooLargeError, resolveConfig, type EngineLogger, type Sink } from '../../src/spi/index.js';
+import { AmqpSink, amqpConnector } from '../../connectors/amqp/index.js';
 import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
 import { brokerTest } from '../helpers/brokers.js';
 import { uniqueName } from '../helpers/names.js';
@@ -198,4 +200,120 @@ brokerTest(
     });
   },
   { timeout: 180_000 },
+);
+
+// --- AMQP ---
+
+function amqpSink(url: string, queue: string, fields: Record<string, unknown> = {}): AmqpSink {
+  const { config, errors } = resolveConfig(
+    amqpConnector.config,
+    { url, queue, declare: true, durable: false, ...fields },
+    'endpoint',
+  );
+  assert.deepEqual(errors, []);
+  return new AmqpSink(config!, { name: 'too-large-it', logger: silent });
+}
+
+/** Runs `fn` with a queue name, then deletes the queue; resolves to how many messages it held. */
+async function withAmqpQueue(url: string, fn: (queue: string) => Promise<void>): Promise<number> {
+  const queue = uniqueName('q-too-large');
+  let held = -1;
+  try {
+    await fn(queue);
+  } finally {
+    const connection = await amqpConnect(url);
+    try {
+      const channel = await connection.createChannel();
+      held = (await channel.assertQueue(queue, { durable: false })).messageCount;
+      await channel.deleteQueue(queue);
+    } finally {
+      await connection.close().catch(() => {});
+    }
+  }
+  return held;
+}
+
+async function rabbitmqVersion(url: string): Promise<string> {
+  const connection = await amqpConnect(url);
+  try {
+    return connection.connection.serverProperties.version;
+  } finally {
+    await connection.close();
+  }
+}
+
+brokerTest(
+  'amqp',
+  "too large - a message over the amqp sink's maxMessageBytes is parked with its size and the limit, and the next one flows (DLV-9, BRG-4, ORD-3)",
+  async ({ url }) => {
+    const kept = await withAmqpQueue(url, async (queue) => {
+      const rig = await parkingRig(amqpSink(url, queue, { maxMessageBytes: 1_000 }));
+      try {
+        const big = bytes(2_000);
+        await rig.send(big);
+        await rig.send(new TextMessage('small'));
+        assert.equal(
+          (await rig.parked()).getStringProperty(ERROR_REASON),
+          `poison: MessageTooLargeError: message '${big.getJMSMessageID()}' is too large: 2000 bytes, over the limit of 1000 bytes of the amqp sink's maxMessageBytes`,
+        );
+        await rig.delivered(1);
+      } finally {
+        await rig.close();
+      }
+    });
+    assert.equal(kept, 1, 'only the small message reached the queue');
+  },
+  { timeout: 60_000 },
+);
+
+brokerTest(
+  'amqp',
+  "too large - the amqp sink holds a body to the running rabbitmq version's default max_message_size, before publishing (DLV-9)",
+  async ({ url }) => {
+    const version = await rabbitmqVersion(url);
+    const limit = version.startsWith('3.') ? 134_217_728 : 16_777_216;
+    await withAmqpQueue(url, async (queue) => {
+      const rig = await parkingRig(amqpSink(url, queue));
+      try {
+        await rig.send(bytes(limit + 1));
+        assert.match(
+          (await rig.parked()).getStringProperty(ERROR_REASON)!,
+          new RegExp(
+            `is too large: ${limit + 1} bytes, over the limit of ${limit} bytes of rabbitmq ${version.replaceAll('.', '\\.')} \\(its default max_message_size\\)$`,
+          ),
+        );
+        assert.equal(rig.bridge.counters.reconnects, 0, 'nothing was published');
+      } finally {
+        await rig.close();
+      }
+    });
+  },
+  { timeout: 120_000 },
+);
+
+brokerTest(
+  'amqp',
+  "too large - rabbitmq's own answer to a body over its max_message_size is poison with both sizes (DLV-9)",
+  async ({ url }) => {
+    // One real publish over the limit, the sink's own check turned off by a maxMessageBytes above it.
+    const version = await rabbitmqVersion(url);
+    const limit = version.startsWith('3.') ? 134_217_728 : 16_777_216;
+    await withAmqpQueue(url, async (queue) => {
+      const sink = amqpSink(url, queue, { maxMessageBytes: 536_870_912 });
+      await sink.connect(AbortSignal.timeout(WAIT_MS));
+      try {
+        await assert.rejects(
+          sink.send(bytes(limit + 1), AbortSignal.timeout(WAIT_MS)),
+          (error: unknown) =>
+            error instanceof MessageTooLargeError &&
+            error.size === limit + 1 &&
+            error.limit === limit &&
+            error.limitSource === 'the amqp broker (max_message_size)',
+        );
+      } finally {
+        await sink.close();
+      }
+    });
+  },
+  { timeout: 120_000 },
 );
