@@ -4,6 +4,13 @@
  * after it in the same ordering unit still reaches the target (DLV-9, BRG-4, ORD-3).
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, connect as netConnect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Admin } from 'kafkajs';
@@ -20,6 +27,7 @@ import {
 import { MessageTooLargeError, resolveConfig, type EngineLogger, type Sink } from '../../src/spi/index.js';
 import { AmqpSink, amqpConnector } from '../../connectors/amqp/index.js';
 import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { MqttSink, mqttConnector } from '../../connectors/mqtt/index.js';
 import { brokerTest } from '../helpers/brokers.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
@@ -316,4 +324,146 @@ brokerTest(
     });
   },
   { timeout: 120_000 },
+);
+
+// --- MQTT ---
+
+function mqttSink(url: string, topic: string, fields: Record<string, unknown> = {}): MqttSink {
+  const { config, errors } = resolveConfig(
+    mqttConnector.config,
+    { url, topic, clientId: uniqueName('too-large-it'), ...fields },
+    'endpoint',
+  );
+  assert.deepEqual(errors, []);
+  return new MqttSink(config!, { name: 'too-large-it', logger: silent });
+}
+
+brokerTest(
+  'mqtt',
+  "too large - a message over the mqtt sink's maxMessageBytes is parked with its size and the limit, and the next one flows (DLV-9, BRG-4, ORD-3)",
+  async ({ url }) => {
+    const rig = await parkingRig(mqttSink(url, uniqueName('too-large'), { maxMessageBytes: 1_000 }));
+    try {
+      const big = bytes(2_000);
+      await rig.send(big);
+      await rig.send(new TextMessage('small'));
+      assert.match(
+        (await rig.parked()).getStringProperty(ERROR_REASON)!,
+        new RegExp(
+          `^poison: MessageTooLargeError: message '${big.getJMSMessageID()}' is too large: 2\\d{3} bytes, over the limit of 1000 bytes of the mqtt sink's maxMessageBytes$`,
+        ),
+      );
+      await rig.delivered(1);
+    } finally {
+      await rig.close();
+    }
+  },
+  { timeout: 60_000 },
+);
+
+/**
+ * A Mosquitto of this test's own on a free loopback port, with `max_packet_size` (the shared
+ * broker keeps its configuration); skipped where there is no `mosquitto` binary.
+ */
+async function withOwnMosquitto(
+  t: TestContext,
+  maxPacketSize: number,
+  fn: (url: string) => Promise<void>,
+): Promise<void> {
+  const port = await freePort();
+  const directory = await mkdtemp(join(tmpdir(), 'too-large-mosquitto-'));
+  const configFile = join(directory, 'mosquitto.conf');
+  await writeFile(
+    configFile,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_packet_size ${maxPacketSize}\n`,
+  );
+  const broker = spawn('mosquitto', ['-c', configFile], { stdio: 'ignore' });
+  const missing = await Promise.race([
+    once(broker, 'error').then(() => true),
+    answers(port).then(() => false),
+  ]);
+  try {
+    if (missing) {
+      t.skip('no mosquitto binary to run a broker with max_packet_size; install mosquitto');
+      return;
+    }
+    await fn(`mqtt://127.0.0.1:${port}`);
+  } finally {
+    broker.kill();
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts connections on `port`. */
+async function answers(port: number): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = netConnect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+void test(
+  'too large - a message over the maximum packet size an mqtt 5 broker states in its CONNACK is parked before it is sent (DLV-9)',
+  { timeout: 60_000 },
+  async (t) => {
+    await withOwnMosquitto(t, 10_000, async (url) => {
+      const rig = await parkingRig(mqttSink(url, 'orders'));
+      try {
+        await rig.send(bytes(20_000));
+        await rig.send(new TextMessage('small'));
+        assert.match(
+          (await rig.parked()).getStringProperty(ERROR_REASON)!,
+          /is too large: 20\d{3} bytes, over the limit of 10000 bytes of the mqtt broker \(the maximum packet size in its CONNACK\)$/,
+        );
+        await rig.delivered(1);
+        assert.equal(rig.bridge.counters.reconnects, 0, 'the broker never saw it');
+      } finally {
+        await rig.close();
+      }
+    });
+  },
+);
+
+void test(
+  'too large - an mqtt broker that disconnects with reason 0x95 (packet too large) during a send has it parked as poison, and the next one flows (DLV-9, BRG-5)',
+  { timeout: 60_000 },
+  async (t) => {
+    await withOwnMosquitto(t, 10_000, async (url) => {
+      // maxMessageBytes above the broker's limit: the packet goes out and the broker answers.
+      const rig = await parkingRig(mqttSink(url, 'orders', { maxMessageBytes: 1_000_000 }));
+      try {
+        const big = bytes(20_000);
+        await rig.send(big);
+        await rig.send(new TextMessage('small'));
+        assert.equal(
+          (await rig.parked()).getStringProperty(ERROR_REASON),
+          `poison: PoisonMessageError: the MQTT broker disconnected (reason 0x95, packet too large) while message '${big.getJMSMessageID()}' was being sent`,
+        );
+        await rig.delivered(1);
+      } finally {
+        await rig.close();
+      }
+    });
+  },
 );
