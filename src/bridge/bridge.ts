@@ -799,21 +799,30 @@ export class Bridge {
         deliveryCount: item.deliveryCount,
         now: this.#clock.now(),
       });
-      if (!(await this.#sendToErrorDestination(moved))) return;
+      const outcome = await this.#sendToErrorDestination(moved);
+      if (outcome === 'stopped') return;
+      if (outcome !== 'moved') {
+        // Resending cannot help either side: keep the message, hold its unit, tell the operator.
+        this.#stall(
+          unit,
+          { ...fields, errorDestination: outcome.refused },
+          `${reason}; the error destination refuses it too: ${outcome.refused}`,
+          'undeliverable message kept and its ordering unit stalled: the error destination refuses it as poison too; fix the error destination (or its size limit) and call resume()',
+        );
+        return;
+      }
       this.#counts.deadLettered++;
       this.#logger.debug(fields, 'message moved to the error destination');
     } else if (this.#config.retry.onLimit === 'drop') {
       this.#counts.discarded++;
       this.#logger.warn(fields, 'undeliverable message discarded: no error destination and onLimit is drop');
     } else {
-      unit.state = 'stalled';
-      this.#stalled.add(unit);
-      this.#noteError(new Error(reason));
-      this.#logger.error(
+      this.#stall(
+        unit,
         fields,
+        reason,
         'undeliverable message kept and its ordering unit stalled: no error destination; fix the target and call resume()',
       );
-      this.#updateStatus(reason);
       return;
     }
     unit.items.shift();
@@ -822,18 +831,32 @@ export class Bridge {
     this.#release();
   }
 
-  /** Retries the error destination until it takes the message (never lost); false when stop gave up. */
-  async #sendToErrorDestination(message: Message): Promise<boolean> {
+  /** The unit keeps its head message and waits for `resume()` (status `failed`). */
+  #stall(unit: Unit, fields: Record<string, unknown>, reason: string, message: string): void {
+    unit.state = 'stalled';
+    this.#stalled.add(unit);
+    this.#noteError(new Error(reason));
+    this.#logger.error(fields, message);
+    this.#updateStatus(reason);
+  }
+
+  /**
+   * Retries the error destination until it takes the message (never lost): `stopped` when stop
+   * gave up; `refused` when the error destination says the copy is poison (too large for it as
+   * well), which no retry can change.
+   */
+  async #sendToErrorDestination(message: Message): Promise<'moved' | 'stopped' | { refused: string }> {
     const sink = this.#config.errorDestination!;
     const signal = this.#life.signal;
     for (let attempt = 1; ; attempt++) {
       try {
         await sink.send(message, signal);
         this.#lastWarned.delete('errorDestination');
-        return true;
+        return 'moved';
       } catch (error) {
-        if (signal.aborted) return false;
+        if (signal.aborted) return 'stopped';
         this.#noteError(error);
+        if (isPoison(error)) return { refused: describe(error) };
         if (error instanceof NotConnectedError) {
           await this.#reconnect('errorDestination', error);
           continue;
@@ -848,7 +871,7 @@ export class Bridge {
         const waited = await wait(this.#clock, reconnectDelayMs(this.#config.reconnect, attempt), signal);
         this.#errorRetries--;
         this.#updateStatus();
-        if (!waited) return false;
+        if (!waited) return 'stopped';
       }
     }
   }
