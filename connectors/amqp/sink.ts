@@ -179,7 +179,7 @@ export class AmqpSink implements Sink {
             ),
           );
         } else {
-          reject(this.#closedFailure(session, message));
+          reject(this.#closedFailure(session, message, outgoing.content.length));
         }
       };
       let writable: boolean;
@@ -220,15 +220,24 @@ export class AmqpSink implements Sink {
     });
   }
 
-  #closedFailure(session: Session, message: Message): Error {
+  /**
+   * Why a publish failed when its channel closed. RabbitMQ's close for a too-large message fails
+   * every publish in flight on the channel; only the one of the size it names is poison, the
+   * others were lost with the channel.
+   */
+  #closedFailure(session: Session, message: Message, bodyBytes: number): Error {
     const cause = session.closeError;
     if (cause !== undefined && replyCode(cause) === 406 && /message size/i.test(cause.message)) {
-      return (
-        tooLargeAnswer(cause.message, message.getJMSMessageID(), cause) ??
-        new PoisonMessageError(
+      const tooLarge = tooLargeAnswer(cause.message, message.getJMSMessageID(), cause);
+      if (tooLarge === undefined)
+        return new PoisonMessageError(
           `message '${message.getJMSMessageID()}' is too large for the broker: ${cause.message}`,
           { cause },
-        )
+        );
+      if (tooLarge.size === bodyBytes) return tooLarge;
+      return new NotConnectedError(
+        `the channel closed before message '${message.getJMSMessageID()}' was confirmed, because another message was too large`,
+        { cause },
       );
     }
     return cause === undefined

@@ -52,7 +52,11 @@ export function checkBodySize(size: number, messageId: string | null, limit: Bod
  * message size 134217729 is larger than configured max size 134217728`), or undefined when
  * `text` is not that answer.
  */
-export function tooLargeAnswer(text: string, messageId: string | null, cause: unknown): Error | undefined {
+export function tooLargeAnswer(
+  text: string,
+  messageId: string | null,
+  cause: unknown,
+): MessageTooLargeError | undefined {
   const match = /message size (\d+) is larger than (?:configured )?max size (\d+)/i.exec(text);
   if (!match) return undefined;
   return new MessageTooLargeError(

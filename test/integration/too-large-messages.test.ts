@@ -24,7 +24,13 @@ import {
   Queue,
   TextMessage,
 } from '../../src/index.js';
-import { MessageTooLargeError, resolveConfig, type EngineLogger, type Sink } from '../../src/spi/index.js';
+import {
+  MessageTooLargeError,
+  NotConnectedError,
+  resolveConfig,
+  type EngineLogger,
+  type Sink,
+} from '../../src/spi/index.js';
 import { AmqpSink, amqpConnector } from '../../connectors/amqp/index.js';
 import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
 import { MqttSink, mqttConnector } from '../../connectors/mqtt/index.js';
@@ -301,7 +307,7 @@ brokerTest(
 
 brokerTest(
   'amqp',
-  "too large - rabbitmq's own answer to a body over its max_message_size is poison with both sizes (DLV-9)",
+  "too large - rabbitmq's own answer to a body over its max_message_size is poison with both sizes, for that message only (DLV-9)",
   async ({ url }) => {
     // One real publish over the limit, the sink's own check turned off by a maxMessageBytes above it.
     const version = await rabbitmqVersion(url);
@@ -310,14 +316,18 @@ brokerTest(
       const sink = amqpSink(url, queue, { maxMessageBytes: 536_870_912 });
       await sink.connect(AbortSignal.timeout(WAIT_MS));
       try {
+        // The broker closes the channel, failing both publishes: only the big one is poison.
+        const big = sink.send(bytes(limit + 1), AbortSignal.timeout(WAIT_MS));
+        const small = sink.send(new TextMessage('small'), AbortSignal.timeout(WAIT_MS));
         await assert.rejects(
-          sink.send(bytes(limit + 1), AbortSignal.timeout(WAIT_MS)),
+          big,
           (error: unknown) =>
             error instanceof MessageTooLargeError &&
             error.size === limit + 1 &&
             error.limit === limit &&
             error.limitSource === 'the amqp broker (max_message_size)',
         );
+        await assert.rejects(small, NotConnectedError);
       } finally {
         await sink.close();
       }
