@@ -56,6 +56,8 @@ export class KafkaSink implements Sink {
   #producer: Producer | undefined;
   /** What a record may weigh, checked before each send; empty when no limit is known. */
   #limits: KafkaSizeLimits = {};
+  /** A limit could not be read: said once at warn, then at debug on every reconnect. */
+  #limitsUnknownSaid = false;
   readonly #envelope: RequestEnvelope;
   /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
   #transactions: Promise<void> = Promise.resolve();
@@ -149,11 +151,13 @@ export class KafkaSink implements Sink {
       return { batch: { bytes: config.maxMessageBytes, source: `the kafka sink's maxMessageBytes` } };
     if (config.compression !== 'none') return {};
     const admin = createAdmin(config, this.#context);
-    const unknown = (what: string, error: unknown): void =>
-      this.#context.logger.warn(
-        { topic: config.topic, err: error instanceof Error ? error.message : String(error) },
-        `kafka sink could not read ${what}: messages are not checked against it before sending; set maxMessageBytes`,
-      );
+    const unknown = (what: string, error: unknown): void => {
+      const fields = { topic: config.topic, err: error instanceof Error ? error.message : String(error) };
+      const text = `kafka sink could not read ${what}: messages are not checked against it before sending; set maxMessageBytes`;
+      if (this.#limitsUnknownSaid) this.#context.logger.debug(fields, text);
+      else this.#context.logger.warn(fields, text);
+      this.#limitsUnknownSaid = true;
+    };
     try {
       await untilAborted(admin.connect(), signal);
       return await untilAborted(readSizeLimits(admin, config.topic, unknown), signal);

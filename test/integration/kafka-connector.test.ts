@@ -529,6 +529,29 @@ test(
 );
 
 test(
+  "kafka connector - for a topic not created yet the sink holds records to the brokers' message.max.bytes (DLV-9)",
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    const missing = uniqueName('t-kafka-it-later');
+    const sink = await openSink(endpoint(missing, { allowAutoTopicCreation: true }));
+    try {
+      await assert.rejects(
+        sink.send(new BytesMessage(new Uint8Array(2_000_000)), signal()),
+        (error: unknown) =>
+          error instanceof MessageTooLargeError &&
+          error.limitSource === 'the kafka brokers (message.max.bytes)',
+      );
+    } finally {
+      await sink.close();
+      const admin = client().admin();
+      await admin.connect();
+      await admin.deleteTopics({ topics: [missing] }).catch(() => undefined);
+      await admin.disconnect();
+    }
+  },
+);
+
+test(
   'kafka connector - a missing topic is a configuration error, not created behind the operator (BRG-5)',
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {
