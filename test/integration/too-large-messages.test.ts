@@ -282,6 +282,32 @@ brokerTest(
 
 brokerTest(
   'amqp',
+  'too large - properties beyond the negotiated frame_max are poison, and the next message flows on the same channel (DLV-9, BRG-4)',
+  async ({ url }) => {
+    const kept = await withAmqpQueue(url, async (queue) => {
+      const rig = await parkingRig(amqpSink(url, queue));
+      try {
+        const wide = new TextMessage('wide');
+        wide.setStringProperty('note', 'x'.repeat(200_000)); // RabbitMQ's frame_max is 131072 by default
+        await rig.send(wide);
+        await rig.send(new TextMessage('small'));
+        assert.match(
+          (await rig.parked()).getStringProperty(ERROR_REASON)!,
+          /^poison: PoisonMessageError: message '[^']+' cannot be encoded for AMQP: .*exceeds the \d+ byte encoding buffer/,
+        );
+        await rig.delivered(1);
+        assert.equal(rig.bridge.counters.reconnects, 0, 'nothing reached the broker');
+      } finally {
+        await rig.close();
+      }
+    });
+    assert.equal(kept, 1);
+  },
+  { timeout: 60_000 },
+);
+
+brokerTest(
+  'amqp',
   "too large - the amqp sink holds a body to the running rabbitmq version's default max_message_size, before publishing (DLV-9)",
   async ({ url }) => {
     const version = await rabbitmqVersion(url);
