@@ -10,8 +10,10 @@
  *   bridge for an operator rather than park each message in the error destination as poison.
  * - basic.nack (the broker could not take it, e.g. a queue at its length limit with
  *   `reject-publish`): BackOffError, retried later.
- * - a message amqplib cannot encode (a header table beyond the frame size, a property name over
- *   255 bytes) or the broker refuses for its size: PoisonMessageError, it never fits.
+ * - a body over the broker's `max_message_size` (checked before publishing, see
+ *   `size-limit.ts`), a message amqplib cannot encode (a header table beyond the frame size, a
+ *   property name over 255 bytes) or one the broker refuses for its size: PoisonMessageError,
+ *   it never fits.
  * - the channel closed by an error that names the configuration (no such exchange, access
  *   refused): EndpointConfigurationError; a lost connection: NotConnectedError.
  */
@@ -29,6 +31,7 @@ import {
 } from '../../src/spi/index.js';
 import { classify, connectionUser, replyCode, openConnection } from './connection.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
+import { type BodyLimit, bodyLimit, checkBodySize, tooLargeAnswer } from './size-limit.js';
 import type { AmqpConfig } from './spec.js';
 
 /** The error amqplib passes to a publish callback for basic.nack (others mean the channel closed). */
@@ -48,6 +51,8 @@ interface Session {
   readonly pending: Set<Pending>;
   /** The error that closed the channel, if it was closed by one. */
   closeError?: Error;
+  /** The largest body the broker takes, when known. */
+  readonly limit: BodyLimit | undefined;
   /** Set while the socket's write buffer is full: sends wait for it to drain. */
   draining?: Promise<void> | undefined;
   lost: boolean;
@@ -93,7 +98,9 @@ export class AmqpSink implements Sink {
     let session: Session | undefined;
     try {
       const channel = await connection.createConfirmChannel();
-      const current: Session = { connection, channel, pending: new Set(), lost: false };
+      const server = connection.connection.serverProperties;
+      const limit = bodyLimit(this.#config.maxMessageBytes, server.product, server.version);
+      const current: Session = { connection, channel, pending: new Set(), limit, lost: false };
       session = current;
       channel.on('error', (error: Error) => {
         current.closeError = error;
@@ -148,6 +155,7 @@ export class AmqpSink implements Sink {
         },
       );
     }
+    checkBodySize(outgoing.content.length, message.getJMSMessageID(), session.limit);
     if (session.draining) await untilAborted(session.draining, signal);
     await untilAborted(this.#publish(session, message, outgoing), signal);
   }
@@ -175,7 +183,7 @@ export class AmqpSink implements Sink {
             ),
           );
         } else {
-          reject(this.#closedFailure(session, message));
+          reject(this.#closedFailure(session, message, outgoing.content.length));
         }
       };
       let writable: boolean;
@@ -216,14 +224,24 @@ export class AmqpSink implements Sink {
     });
   }
 
-  #closedFailure(session: Session, message: Message): Error {
+  /**
+   * Why a publish failed when its channel closed. RabbitMQ's close for a too-large message fails
+   * every publish in flight on the channel; only the one of the size it names is poison, the
+   * others were lost with the channel.
+   */
+  #closedFailure(session: Session, message: Message, bodyBytes: number): Error {
     const cause = session.closeError;
     if (cause !== undefined && replyCode(cause) === 406 && /message size/i.test(cause.message)) {
-      return new PoisonMessageError(
-        `message '${message.getJMSMessageID()}' is too large for the broker: ${cause.message}`,
-        {
-          cause,
-        },
+      const tooLarge = tooLargeAnswer(cause.message, message.getJMSMessageID(), cause);
+      if (tooLarge === undefined)
+        return new PoisonMessageError(
+          `message '${message.getJMSMessageID()}' is too large for the broker: ${cause.message}`,
+          { cause },
+        );
+      if (tooLarge.size === bodyBytes) return tooLarge;
+      return new NotConnectedError(
+        `the channel closed before message '${message.getJMSMessageID()}' was confirmed, because another message was too large`,
+        { cause },
       );
     }
     return cause === undefined

@@ -39,6 +39,8 @@ export interface AmqpConfig {
   readonly heartbeat: number;
   /** How long to wait for the TCP connection, in ms. */
   readonly connectTimeout: number;
+  /** Sink: the largest message body published, in bytes; default: the broker's default `max_message_size`. */
+  readonly maxMessageBytes?: number;
 }
 
 /** The schema of {@link AmqpConfig}: every field described, defaults declared. */
@@ -129,5 +131,11 @@ export const amqpConfigSchema = defineSchema<AmqpConfig>({
     minimum: 1,
     default: 10_000,
     description: 'How long to wait for the TCP connection to the broker, in ms. Default 10000.',
+  },
+  maxMessageBytes: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      "Sink: the largest message body the sink publishes, in bytes; a larger one is poison and goes to the bridge's error destination with a reason naming both sizes. RabbitMQ does not announce its max_message_size, so the default is its default for the version the broker reports at connect: 134217728 (128 MiB) for RabbitMQ 3.8 to 3.13, 16777216 (16 MiB) from 4.0; no check for other brokers. Set it when the broker's max_message_size is configured otherwise.",
   },
 });

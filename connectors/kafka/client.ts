@@ -85,9 +85,9 @@ export function createProducer(
   return onOwnClient(config, context, (kafka) => kafka.producer(options));
 }
 
-/** A kafkajs admin client for the endpoint; close it with {@link disconnectFully}. */
+/** A kafkajs admin client for the endpoint (the sink reads size limits with it, the bridge its duplicate window); close it with {@link disconnectFully}. */
 export function createAdmin(config: KafkaConfig, context: ConnectorContext): Admin {
-  return onOwnClient(config, context, (kafka) => kafka.admin());
+  return onOwnClient(config, context, (kafka) => kafka.admin({ retry: { retries: config.retries } }));
 }
 
 /** Builds `create`'s client (consumer, producer, admin) on a new client whose connections are tracked. */
@@ -102,7 +102,7 @@ function onOwnClient<T extends Admin | Consumer | Producer>(
   return client;
 }
 
-/** Disconnects a consumer, producer or admin, then closes every connection its client still holds. */
+/** Disconnects an admin, consumer or producer, then closes every connection its client still holds. */
 export async function disconnectFully(client: Admin | Consumer | Producer): Promise<void> {
   await client.disconnect().catch(() => undefined);
   socketsOf.get(client)?.closeAll();

@@ -7,6 +7,10 @@
  * within one producer session, so they neither duplicate nor reorder records. It does not
  * recognise a message the runtime sends again after a failed `send` (a new record to Kafka).
  *
+ * Before sending, a record is checked against the topic's and the brokers' size limits, read at
+ * connect (`size-limits.ts`): a request over `socket.request.max.bytes` is not answered by Kafka
+ * but by a closed connection, so it must not be sent at all.
+ *
  * With `transactionalId` — or on an exactly-once bridge, where it defaults to
  * `jms-gateway-<bridge name>` — each message is sent in its own transaction, committed before
  * `send` resolves; read_committed consumers never see a record of a failed send, and a restarted
@@ -29,11 +33,17 @@ import {
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
 import type { ForwardedIdSeen, ForwardedIdsQuery } from '../../src/spi/index.js';
-import { createProducer, defaultClientId, disconnectFully } from './client.js';
+import { createAdmin, createProducer, defaultClientId, disconnectFully } from './client.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
 import type { XPathEvaluator } from './mapping.js';
+import {
+  type KafkaSizeLimits,
+  type RequestEnvelope,
+  checkRecordSize,
+  readSizeLimits,
+} from './size-limits.js';
 import type { KafkaConfig } from './spec.js';
 
 /**
@@ -53,6 +63,11 @@ export class KafkaSink implements Sink {
   #producer: Producer | undefined;
   /** Set when the producer is transactional (configured, or defaulted for exactly-once). */
   readonly #transactionalId: string | undefined;
+  /** What a record may weigh, checked before each send; empty when no limit is known. */
+  #limits: KafkaSizeLimits = {};
+  /** A limit could not be read: said once at warn, then at debug on every reconnect. */
+  #limitsUnknownSaid = false;
+  readonly #envelope: RequestEnvelope;
   /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
   #transactions: Promise<void> = Promise.resolve();
 
@@ -62,6 +77,11 @@ export class KafkaSink implements Sink {
     this.#transactionalId =
       config.transactionalId ??
       (context.qos === 'exactly-once' && config.idempotent ? defaultClientId(context) : undefined);
+    this.#envelope = {
+      clientId: config.clientId ?? defaultClientId(context),
+      topic: config.topic,
+      ...(this.#transactionalId !== undefined ? { transactionalId: this.#transactionalId } : {}),
+    };
   }
 
   async connect(signal: AbortSignal): Promise<void> {
@@ -88,6 +108,12 @@ export class KafkaSink implements Sink {
       await disconnectFully(producer);
       if (signal.aborted) throw signal.reason;
       throw classifyConnectionError(error, `connecting to kafka for topic '${config.topic}'`);
+    }
+    try {
+      this.#limits = await this.#sizeLimits(signal);
+    } catch (error) {
+      await disconnectFully(producer);
+      throw error;
     }
     this.#producer = producer;
     this.#context.logger.info(
@@ -116,6 +142,9 @@ export class KafkaSink implements Sink {
     if (producer === undefined)
       throw new NotConnectedError(`kafka sink for '${this.#config.topic}' is not connected`);
     const record = this.#record(message);
+    const kafkaMessage = record.messages[0];
+    if (kafkaMessage !== undefined)
+      checkRecordSize(kafkaMessage, message.getJMSMessageID(), this.#limits, this.#envelope);
     try {
       // An aborted send may still reach Kafka: the runtime treats it as failed and may send it
       // again (at-least-once).
@@ -139,6 +168,35 @@ export class KafkaSink implements Sink {
     await this.#transactions.catch(() => undefined);
     await disconnectFully(producer);
     this.#context.logger.info({ topic: this.#config.topic }, 'kafka sink closed');
+  }
+
+  /**
+   * The limits a record is checked against: `maxMessageBytes` when set, else what the brokers
+   * say. With compression the read limits are left to the broker, which compares the compressed
+   * batch (a record over the topic limit is answered with MESSAGE_TOO_LARGE, poison too).
+   */
+  async #sizeLimits(signal: AbortSignal): Promise<KafkaSizeLimits> {
+    const config = this.#config;
+    if (config.maxMessageBytes !== undefined)
+      return { batch: { bytes: config.maxMessageBytes, source: `the kafka sink's maxMessageBytes` } };
+    if (config.compression !== 'none') return {};
+    const admin = createAdmin(config, this.#context);
+    const unknown = (what: string, error: unknown): void => {
+      const fields = { topic: config.topic, err: error instanceof Error ? error.message : String(error) };
+      const text = `kafka sink could not read ${what}: messages are not checked against it before sending; set maxMessageBytes`;
+      if (this.#limitsUnknownSaid) this.#context.logger.debug(fields, text);
+      else this.#context.logger.warn(fields, text);
+      this.#limitsUnknownSaid = true;
+    };
+    try {
+      await untilAborted(admin.connect(), signal);
+      return await untilAborted(readSizeLimits(admin, config.topic, unknown), signal);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw classifyConnectionError(error, `reading the size limits of kafka topic '${config.topic}'`);
+    } finally {
+      await disconnectFully(admin);
+    }
   }
 
   #record(message: Message): ProducerRecord {

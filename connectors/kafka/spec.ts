@@ -74,6 +74,8 @@ export interface KafkaConfig {
   readonly transactionTimeout: number;
   readonly compression: KafkaCompression;
   readonly allowAutoTopicCreation: boolean;
+  /** Sink: the largest record batch sent, in bytes; default: the limits read from the brokers at connect. */
+  readonly maxMessageBytes?: number;
 }
 
 const optionalString = (description: string, secret = false): FieldSpec => ({
@@ -280,6 +282,12 @@ const fields: Record<string, FieldSpec> = {
     default: false,
     description:
       'Sink: let the broker create a missing topic on first send (if the broker allows it). Default false: a missing topic is a configuration error.',
+  },
+  maxMessageBytes: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      "Sink: the largest message the sink sends, in bytes of its record batch before compression; a larger one is poison and goes to the bridge's error destination with a reason naming both sizes. Default: read from the brokers at connect (needs the DescribeConfigs permission): the topic's max.message.bytes (the brokers' message.max.bytes for a topic not yet created), and the brokers' socket.request.max.bytes, over which Kafka closes the connection instead of answering; with compression the sink leaves the read limits to the broker.",
   },
 };
 

@@ -9,8 +9,14 @@
  * failure codes a BackOffError; a lost connection fails every unacknowledged send with
  * NotConnectedError (the runtime sends them again after reconnecting: duplicates are possible,
  * as at-least-once allows). The sink uses a clean session.
+ *
+ * Size: a PUBLISH larger than the broker's Maximum Packet Size (MQTT 5 CONNACK) or the protocol
+ * allows is refused before sending, as poison (`size-limit.ts`). A broker that disconnects with
+ * reason 0x95 (packet too large) while one send is unacknowledged fails that send as poison; with
+ * several it cannot tell which, so they fail as a lost connection and the runtime finds the
+ * culprit by sending each alone.
  */
-import type { MqttClient } from 'mqtt';
+import type { IConnackPacket, IDisconnectPacket, MqttClient } from 'mqtt';
 import {
   BackOffError,
   ConfigValidationError,
@@ -24,14 +30,25 @@ import {
 } from '../../src/spi/index.js';
 import { closeClient, openClient, reasonCode } from './connection.js';
 import { toMqtt311, toMqtt5, type Mqtt5Properties } from './mapping.js';
+import { type PacketLimit, checkPublishSize, packetLimit, publishSize } from './size-limit.js';
 import type { MqttConfig } from './spec.js';
 
 interface Session {
   readonly client: MqttClient;
-  /** Rejecters of sends waiting for their acknowledgement, failed together when the connection drops. */
-  readonly pending: Set<(error: Error) => void>;
+  /**
+   * Rejecters of sends waiting for their acknowledgement, with their message ids; failed together
+   * when the connection drops.
+   */
+  readonly pending: Map<(error: Error) => void, string | null>;
+  /** The largest PUBLISH the broker and the protocol take. */
+  limit: PacketLimit;
+  /** The reason code of a DISCONNECT the broker sent, if it sent one. */
+  disconnectReason?: number | undefined;
   lost: boolean;
 }
+
+/** MQTT 5 DISCONNECT reason: packet too large. */
+const PACKET_TOO_LARGE = 0x95;
 
 const CONFIGURATION_CODES = new Set([0x87, 0x90]);
 const POISON_CODES = new Set([0x95, 0x99]);
@@ -62,8 +79,19 @@ export class MqttSink implements Sink {
       this.#context,
       { clientId: this.#config.clientId ?? `jms-gateway-${this.#context.name}-sink`, clean: true },
       (client) => {
-        const current: Session = { client, pending: new Set(), lost: false };
+        const current: Session = {
+          client,
+          pending: new Map(),
+          limit: packetLimit(this.#config.maxMessageBytes, undefined),
+          lost: false,
+        };
         session = current;
+        client.once('connect', (connack: IConnackPacket) => {
+          current.limit = packetLimit(this.#config.maxMessageBytes, connack.properties?.maximumPacketSize);
+        });
+        client.on('disconnect', (packet: IDisconnectPacket) => {
+          current.disconnectReason = packet.reasonCode;
+        });
         client.on('error', (error) =>
           this.#context.logger.warn({ ...log, error: error.message }, 'mqtt client error'),
         );
@@ -86,6 +114,14 @@ export class MqttSink implements Sink {
     } else {
       payload = toMqtt311(message, this.#config.mqtt311Format);
     }
+    const size = publishSize(
+      this.#config.topic,
+      payload.length,
+      this.#config.qos,
+      properties,
+      this.#config.protocolVersion,
+    );
+    checkPublishSize(size, message.getJMSMessageID(), session.limit);
     await untilAborted(this.#publish(session, message, payload, properties), signal);
   }
 
@@ -100,7 +136,7 @@ export class MqttSink implements Sink {
         session.pending.delete(fail);
         reject(error);
       };
-      session.pending.add(fail);
+      session.pending.set(fail, message.getJMSMessageID());
       session.client.publish(
         this.#config.topic,
         payload,
@@ -139,10 +175,24 @@ export class MqttSink implements Sink {
   #lose(session: Session): void {
     if (session.lost) return;
     session.lost = true;
+    const tooLarge = session.disconnectReason === PACKET_TOO_LARGE;
     const error = new NotConnectedError(
-      'the connection to the MQTT broker was lost before the message was acknowledged',
+      tooLarge
+        ? 'the MQTT broker disconnected (reason 0x95, packet too large) before the message was acknowledged'
+        : 'the connection to the MQTT broker was lost before the message was acknowledged',
     );
-    for (const fail of [...session.pending]) fail(error);
+    const pending = [...session.pending];
+    const only = pending.length === 1 ? pending[0] : undefined;
+    if (tooLarge && only !== undefined) {
+      const [fail, id] = only;
+      fail(
+        new PoisonMessageError(
+          `the MQTT broker disconnected (reason 0x95, packet too large) while message '${id}' was being sent`,
+        ),
+      );
+    } else {
+      for (const [fail] of pending) fail(error);
+    }
     if (this.#session === session) {
       this.#context.logger.warn(
         { bridge: this.#context.name, topic: this.#config.topic },

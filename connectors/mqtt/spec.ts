@@ -35,6 +35,8 @@ export interface MqttConfig {
   readonly keepalive: number;
   /** How long to wait for the broker's CONNACK, in ms. */
   readonly connectTimeout: number;
+  /** Sink: the largest PUBLISH packet sent, in bytes; default: the broker's Maximum Packet Size, else the protocol's. */
+  readonly maxMessageBytes?: number;
 }
 
 /** The schema of {@link MqttConfig}: every field described, defaults declared. */
@@ -133,5 +135,11 @@ export const mqttConfigSchema = defineSchema<MqttConfig>({
     minimum: 1,
     default: 10_000,
     description: "How long to wait for the broker's CONNACK, in ms. Default 10000.",
+  },
+  maxMessageBytes: {
+    type: 'integer',
+    minimum: 1,
+    description:
+      "Sink: the largest PUBLISH packet the sink sends, in bytes (topic, properties and payload included); a larger message is poison and goes to the bridge's error destination with a reason naming both sizes. Default: the Maximum Packet Size the broker states in its MQTT 5 CONNACK, else the protocol's largest remaining length of 268435455 bytes (MQTT 3.1.1, or a broker that states none).",
   },
 });

@@ -55,6 +55,15 @@ interface Item {
   failures: number;
   /** BackOffError retries (not counted). */
   backoffs: number;
+  /** Sends made so far. */
+  sends: number;
+  /** Sends in a row that ended in a lost sink connection. */
+  lostSends: number;
+  /**
+   * A send of it ended in a lost sink connection: it may be what makes the target drop the
+   * connection, so its next sends go alone and a loss then counts toward its retry limit.
+   */
+  suspect: boolean;
   /** At-most-once: acknowledged at the source before sending. */
   settledAtSource: boolean;
   /** Exactly-once: the duplicate window was consulted. */
@@ -124,6 +133,8 @@ export class Bridge {
   #nextUnordered = 0;
   readonly #retrying = new Set<Unit>();
   readonly #stalled = new Set<Unit>();
+  /** The unit sending a suspect message alone: no other unit starts until it is done. */
+  #probing: Unit | undefined;
   /** Exactly-once: the unit holding a message id, so a redelivered copy queues behind the original. */
   readonly #unitOfId = new Map<string, Unit>();
   /** The unit that hit `maxInFlightPerUnit` with the last read: reading waits until it drains. */
@@ -534,6 +545,9 @@ export class Bridge {
       deliveryCount: Math.max(1, message.deliveryCount),
       failures: 0,
       backoffs: 0,
+      sends: 0,
+      lostSends: 0,
+      suspect: false,
       settledAtSource: false,
       checked: false,
       maybeSent: message.getJMSRedelivered() || message.deliveryCount > 1,
@@ -616,16 +630,38 @@ export class Bridge {
     while (
       this.#active < this.#config.concurrency &&
       !this.#life.signal.aborted &&
-      this.#fatal === undefined
+      this.#fatal === undefined &&
+      this.#probing === undefined
     ) {
-      const unit = this.#ready.shift();
+      const unit = this.#takeReady();
       if (!unit) return;
-      if (unit.state !== 'ready') continue;
       unit.state = 'active';
       this.#active++;
       const step = this.#step(unit);
       this.#steps.add(step);
       void step.finally(() => this.#steps.delete(step));
+    }
+  }
+
+  /**
+   * The next ready unit, in turn. A unit whose head message is a suspect (its send ended in a
+   * lost connection) waits at the front until nothing else is being sent, and then goes alone,
+   * so that a connection lost during its send can only be its doing (see `#connectionLost`).
+   */
+  #takeReady(): Unit | undefined {
+    for (;;) {
+      const unit = this.#ready[0];
+      if (!unit) return undefined;
+      if (unit.state !== 'ready') {
+        this.#ready.shift();
+        continue;
+      }
+      if (unit.items[0]?.suspect) {
+        if (this.#active > 0) return undefined;
+        this.#probing = unit;
+      }
+      this.#ready.shift();
+      return unit;
     }
   }
 
@@ -640,6 +676,7 @@ export class Bridge {
       this.#stalled.add(unit);
     } finally {
       this.#active--;
+      if (this.#probing === unit) this.#probing = undefined;
       if (unit.state === 'active') {
         if (unit.items.length > 0) this.#makeReady(unit);
         else {
@@ -668,10 +705,18 @@ export class Bridge {
         return;
       }
     }
+    const reconnecting = this.#reconnecting.get('sink');
+    if (reconnecting) {
+      // A send now would only find the connection down; it goes once the sink is back.
+      unit.state = 'waiting';
+      void reconnecting.then(() => this.#wakeUnit(unit));
+      return;
+    }
     const outgoing = item.message.copy();
     outgoing.deliveryCount = item.deliveryCount;
     outgoing.setJMSRedelivered(item.deliveryCount > 1);
     // The window's record goes with the message when the target writes to the window's store.
+    item.sends++;
     const staged =
       this.#stagedTarget && item.id !== null
         ? this.#stagedTarget.window.stage(item.id, this.#clock.now())
@@ -707,10 +752,10 @@ export class Bridge {
   async #sendFailed(unit: Unit, item: Item, error: unknown): Promise<void> {
     this.#noteError(error);
     if (error instanceof NotConnectedError) {
-      unit.state = 'waiting';
-      void this.#reconnect('sink', error).then(() => this.#wakeUnit(unit));
+      await this.#connectionLost(unit, item, error);
       return;
     }
+    item.lostSends = 0;
     if (error instanceof EndpointConfigurationError) {
       unit.state = 'waiting';
       this.#failFatal('sink', error);
@@ -729,13 +774,47 @@ export class Bridge {
       );
       return;
     }
+    await this.#countFailure(unit, item, describe(error));
+  }
+
+  /**
+   * The sink's connection was lost with this message's send in flight. A broker that goes away
+   * takes whatever is being sent with it, so a first loss only makes the message a suspect: it
+   * is sent again after the reconnect, alone (`#takeReady`), and that attempt is not counted.
+   * A loss during such a lone send is the message's doing as far as anyone can tell (a record
+   * over the broker's request size, which Kafka answers by closing the connection): it counts
+   * toward the retry limit like a failed send, with the retry delay, so one message can never
+   * hold its unit for ever. Sends that find the sink already down are not attempts: they wait
+   * for the reconnect (`#attempt`).
+   */
+  async #connectionLost(unit: Unit, item: Item, error: NotConnectedError): Promise<void> {
+    const reconnected = this.#reconnect('sink', error);
+    item.lostSends++;
+    const alone = item.suspect && this.#probing === unit;
+    item.suspect = true;
+    if (!alone) {
+      unit.state = 'waiting';
+      void reconnected.then(() => this.#wakeUnit(unit));
+      return;
+    }
+    const each =
+      item.lostSends === item.sends ? `each of its ${item.sends}` : `each of its last ${item.lostSends}`;
+    await this.#countFailure(
+      unit,
+      item,
+      `the connection to the target was lost during ${each} sends (${describe(error)})`,
+    );
+  }
+
+  /** One failed attempt toward the retry limit: retried after the retry delay, or undeliverable. */
+  async #countFailure(unit: Unit, item: Item, cause: string): Promise<void> {
     item.failures++;
     const limit = this.#config.retry.limit;
     if (limit >= 0 && item.failures > limit) {
       await this.#undeliverable(
         unit,
         item,
-        `retry limit ${limit} reached after ${item.deliveryCount} deliveries: ${describe(error)}`,
+        `retry limit ${limit} reached after ${item.deliveryCount} deliveries: ${cause}`,
       );
       return;
     }
@@ -777,21 +856,30 @@ export class Bridge {
         deliveryCount: item.deliveryCount,
         now: this.#clock.now(),
       });
-      if (!(await this.#sendToErrorDestination(moved))) return;
+      const outcome = await this.#sendToErrorDestination(moved);
+      if (outcome === 'stopped') return;
+      if (outcome !== 'moved') {
+        // Resending cannot help either side: keep the message, hold its unit, tell the operator.
+        this.#stall(
+          unit,
+          { ...fields, errorDestination: outcome.refused },
+          `${reason}; the error destination refuses it too: ${outcome.refused}`,
+          'undeliverable message kept and its ordering unit stalled: the error destination refuses it as poison too; fix the error destination (or its size limit) and call resume()',
+        );
+        return;
+      }
       this.#counts.deadLettered++;
       this.#logger.debug(fields, 'message moved to the error destination');
     } else if (this.#config.retry.onLimit === 'drop') {
       this.#counts.discarded++;
       this.#logger.warn(fields, 'undeliverable message discarded: no error destination and onLimit is drop');
     } else {
-      unit.state = 'stalled';
-      this.#stalled.add(unit);
-      this.#noteError(new Error(reason));
-      this.#logger.error(
+      this.#stall(
+        unit,
         fields,
+        reason,
         'undeliverable message kept and its ordering unit stalled: no error destination; fix the target and call resume()',
       );
-      this.#updateStatus(reason);
       return;
     }
     unit.items.shift();
@@ -800,18 +888,32 @@ export class Bridge {
     this.#release();
   }
 
-  /** Retries the error destination until it takes the message (never lost); false when stop gave up. */
-  async #sendToErrorDestination(message: Message): Promise<boolean> {
+  /** The unit keeps its head message and waits for `resume()` (status `failed`). */
+  #stall(unit: Unit, fields: Record<string, unknown>, reason: string, message: string): void {
+    unit.state = 'stalled';
+    this.#stalled.add(unit);
+    this.#noteError(new Error(reason));
+    this.#logger.error(fields, message);
+    this.#updateStatus(reason);
+  }
+
+  /**
+   * Retries the error destination until it takes the message (never lost): `stopped` when stop
+   * gave up; `refused` when the error destination says the copy is poison (too large for it as
+   * well), which no retry can change.
+   */
+  async #sendToErrorDestination(message: Message): Promise<'moved' | 'stopped' | { refused: string }> {
     const sink = this.#config.errorDestination!;
     const signal = this.#life.signal;
     for (let attempt = 1; ; attempt++) {
       try {
         await sink.send(message, signal);
         this.#lastWarned.delete('errorDestination');
-        return true;
+        return 'moved';
       } catch (error) {
-        if (signal.aborted) return false;
+        if (signal.aborted) return 'stopped';
         this.#noteError(error);
+        if (isPoison(error)) return { refused: describe(error) };
         if (error instanceof NotConnectedError) {
           await this.#reconnect('errorDestination', error);
           continue;
@@ -826,7 +928,7 @@ export class Bridge {
         const waited = await wait(this.#clock, reconnectDelayMs(this.#config.reconnect, attempt), signal);
         this.#errorRetries--;
         this.#updateStatus();
-        if (!waited) return false;
+        if (!waited) return 'stopped';
       }
     }
   }

@@ -50,7 +50,10 @@ export interface Sink {
   /**
    * Sends one message and resolves once the broker confirmed it (publisher confirm, PUBACK,
    * acks=all). Rejects with NotConnectedError, BackOffError, or PoisonMessageError for a message
-   * the broker will never take.
+   * the broker will never take. A sink that knows the broker's size limit checks the encoded
+   * message against it before sending and rejects a larger one with MessageTooLargeError
+   * (poison); a connection lost during the send is a NotConnectedError, and the runtime decides
+   * whether that attempt counts toward the message's retry limit.
    */
   send(message: Message, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;

@@ -3,7 +3,7 @@
  * that must never be retried is a `PoisonMessageError` (from the engine), checked in one place:
  * `isPoison`.
  */
-import { JMSError } from '../jms/errors.js';
+import { JMSError, PoisonMessageError } from '../jms/errors.js';
 
 export { PoisonMessageError, isPoison } from '../jms/errors.js';
 
@@ -24,3 +24,27 @@ export class BackOffError extends JMSError {
 
 /** An endpoint's configuration is wrong in a way only the broker could tell (no such queue, access refused). */
 export class EndpointConfigurationError extends JMSError {}
+
+/**
+ * A message larger than the target takes: poison (DLV-9), since sending it again can never help.
+ * Sinks raise it before sending when they know the limit, and for the broker's own "too large"
+ * answers; the message names both sizes so the error destination's `JMS_ErrorReason` says why.
+ */
+export class MessageTooLargeError extends PoisonMessageError {
+  constructor(
+    /** The message's JMSMessageID, or null. */
+    readonly messageId: string | null,
+    /** Its size as the target counts it, in bytes. */
+    readonly size: number,
+    /** The most the target takes, in bytes. */
+    readonly limit: number,
+    /** Where the limit comes from, e.g. `kafka topic 'orders' (max.message.bytes)`. */
+    readonly limitSource: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `message ${messageId === null ? '(no id)' : `'${messageId}'`} is too large: ${size} bytes, over the limit of ${limit} bytes of ${limitSource}`,
+      options,
+    );
+  }
+}

@@ -17,6 +17,7 @@ export {
   BackOffError,
   EndpointConfigurationError,
   PoisonMessageError,
+  MessageTooLargeError,
   isPoison,
 } from './errors.js';
 export {

@@ -9,6 +9,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import type { Admin, IHeaders, KafkaMessage } from 'kafkajs';
 import {
   BytesMessage,
+  MessageTooLargeError,
   PoisonMessageError,
   EndpointConfigurationError,
   NotConnectedError,
@@ -17,7 +18,9 @@ import {
   resolveConfig,
 } from '../../src/spi/index.js';
 import type { Delivery, EngineLogger, Message } from '../../src/spi/index.js';
-import { KafkaSink, KafkaSource, kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { KafkaSink, KafkaSource, kafkaConfigSchema, messageToRecord } from '../../connectors/kafka/index.js';
+import { classifySendError } from '../../connectors/kafka/errors.js';
+import { recordBatchBytes } from '../../connectors/kafka/size-limits.js';
 import type { KafkaConfig } from '../../connectors/kafka/index.js';
 import { connected, kafkaBroker } from '../helpers/brokers.js';
 import { uniqueName } from '../helpers/names.js';
@@ -478,26 +481,73 @@ test(
 );
 
 test(
-  'kafka connector - a record larger than the topic allows is a poison message (DLV-9)',
+  "kafka connector - the sink counts a record's size as the broker does: one at the topic's max.message.bytes goes, one byte more is refused before sending, as the broker would (DLV-9)",
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {
+    const limit = 10_000;
     await withTopic(
       1,
       async (topic) => {
-        const sink = await openSink(endpoint(topic));
+        const config = endpoint(topic);
+        const record = (message: Message) => messageToRecord(message, { key: config.key });
+        let size = 9_000;
+        while (recordBatchBytes(record(new BytesMessage(new Uint8Array(size)))) < limit) size++;
+        const atLimit = new BytesMessage(new Uint8Array(size).fill(1));
+        const over = new BytesMessage(new Uint8Array(size + 1).fill(2));
+        assert.equal(recordBatchBytes(record(atLimit)), limit);
+        const sink = await openSink(config);
         try {
+          await sink.send(atLimit, signal());
           await assert.rejects(
-            sink.send(new BytesMessage(new Uint8Array(50_000).fill(7)), signal()),
+            sink.send(over, signal()),
             (error: unknown) =>
-              error instanceof PoisonMessageError && /refused the record/.test(error.message),
+              error instanceof MessageTooLargeError &&
+              error.size === limit + 1 &&
+              error.limit === limit &&
+              error.message ===
+                `message (no id) is too large: ${limit + 1} bytes, over the limit of ${limit} bytes of kafka topic '${topic}' (max.message.bytes)`,
           );
           await sink.send(new TextMessage('small'), signal()); // the sink still works
         } finally {
           await sink.close();
         }
+        // The broker itself refuses the same record, so the sink's count is the broker's.
+        const producer = client().producer();
+        await producer.connect();
+        try {
+          await assert.rejects(
+            producer.send({ topic, messages: [record(over)] }),
+            (error: unknown) => classifySendError(error, topic) instanceof PoisonMessageError,
+          );
+        } finally {
+          await producer.disconnect();
+        }
       },
-      [{ name: 'max.message.bytes', value: '10000' }],
+      [{ name: 'max.message.bytes', value: String(limit) }],
     );
+  },
+);
+
+test(
+  "kafka connector - for a topic not created yet the sink holds records to the brokers' message.max.bytes (DLV-9)",
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    const missing = uniqueName('t-kafka-it-later');
+    const sink = await openSink(endpoint(missing, { allowAutoTopicCreation: true }));
+    try {
+      await assert.rejects(
+        sink.send(new BytesMessage(new Uint8Array(2_000_000)), signal()),
+        (error: unknown) =>
+          error instanceof MessageTooLargeError &&
+          error.limitSource === 'the kafka brokers (message.max.bytes)',
+      );
+    } finally {
+      await sink.close();
+      const admin = client().admin();
+      await admin.connect();
+      await admin.deleteTopics({ topics: [missing] }).catch(() => undefined);
+      await admin.disconnect();
+    }
   },
 );
 

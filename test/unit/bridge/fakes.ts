@@ -233,6 +233,8 @@ export class FakeSink implements Sink {
   readonly failures = new Map<string, number>();
   /** Texts the sink refuses as poison. */
   readonly poisoned = new Set<string>();
+  /** Texts whose every send makes the target drop the connection (as Kafka does with a record over its request size). */
+  readonly connectionKillers = new Set<string>();
   /** Error the scripted failures use. */
   error: Error = new Error('target refused the message');
   #connected = false;
@@ -309,6 +311,11 @@ export class FakeSink implements Sink {
       redelivered: m.getJMSRedelivered(),
     });
     if (!this.#connected) return Promise.reject(new NotConnectedError('fake sink is not connected'));
+    if (this.connectionKillers.has(text)) {
+      this.log.push(`${this.label} lost the connection on ${text}`);
+      this.drop();
+      return Promise.reject(new NotConnectedError('fake sink connection lost'));
+    }
     const attempt = this.attempts.filter((a) => a.text === text).length;
     const result = this.behaviour(m, attempt);
     if (result instanceof Error) {
