@@ -31,7 +31,7 @@ commands:
   selector check SELECTOR    check a message selector
   selector eval SELECTOR --message FILE [--body FILE]
                              evaluate a selector against a message given as JSON
-  version                    print the version
+  version, --version, -V     print the version
 
 commands for a running gateway (--url or JMS_GATEWAY_ADMIN_URL, token from JMS_GATEWAY_ADMIN_TOKEN):
   status                     destinations and bridges at a glance
@@ -178,6 +178,8 @@ async function main(argv: string[]): Promise<number> {
         readFile: (path) => readFile(path, 'utf8'),
       });
     case 'version':
+    case '--version':
+    case '-V':
       process.stdout.write(`${await version()}\n`);
       return 0;
     case 'status':
