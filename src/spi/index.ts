@@ -2,7 +2,17 @@
  * The connector SPI: everything a connector may import from the gateway. Connectors import
  * nothing else of `src/` (enforced by lint).
  */
-export type { Outcome, Delivery, Source, Sink, ConnectorContext, ConnectorDefinition } from './connector.js';
+export type {
+  Outcome,
+  Delivery,
+  Source,
+  Sink,
+  ConnectorContext,
+  ConnectorDefinition,
+  CheckContext,
+  EndpointCheck,
+  EndpointProblem,
+} from './connector.js';
 export {
   NotConnectedError,
   BackOffError,
