@@ -90,9 +90,14 @@ async function npmStart(cwd: string): Promise<{ child: ChildProcess; admin: stri
   return { child, admin, output: () => output };
 }
 
-/** Ctrl-C, as the README says: SIGINT to the whole process group; resolves with the exit code. */
-function interrupt(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+/**
+ * Ctrl-C, as the README says: SIGINT to the whole process group. npm passes it on and then ends
+ * itself by the same signal; resolves with how npm ended.
+ */
+function interrupt(child: ChildProcess): Promise<number | NodeJS.Signals | null> {
+  const exited = new Promise<number | NodeJS.Signals | null>((done) =>
+    child.once('exit', (code, signal) => done(code ?? signal)),
+  );
   if (child.exitCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGINT');
   return exited;
 }
@@ -147,8 +152,9 @@ test(
         if (command.includes(' status')) assert.match(stdout, /demo/);
       }
     }
-    assert.equal(await interrupt(started.child), 0, started.output());
-    assert.equal(logLines(started.output()).at(-1)?.msg, 'stopped');
+    assert.ok([0, 'SIGINT'].includes(await interrupt(started.child)), started.output());
+    const last = logLines(started.output()).at(-1);
+    assert.deepEqual([last?.msg, last?.clean], ['stopped', true], started.output());
 
     // tsc rewrites the bin on every build; the build must set its mode again.
     await sh('npm run build', clone);
