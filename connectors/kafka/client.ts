@@ -6,6 +6,7 @@ import { type Socket, connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Kafka, logLevel } from 'kafkajs';
 import type {
+  Admin,
   Consumer,
   ConsumerConfig,
   ISocketFactory,
@@ -69,7 +70,7 @@ function closedByConnector(): Error {
   return new Error('connection closed by the connector: the client was disconnected');
 }
 
-const socketsOf = new WeakMap<Consumer | Producer, ClientSockets>();
+const socketsOf = new WeakMap<Consumer | Producer | Admin, ClientSockets>();
 
 /** A kafkajs consumer on its own client for the endpoint; close it with {@link disconnectFully}. */
 export function createConsumer(
@@ -89,8 +90,15 @@ export function createProducer(
   return onOwnClient(config, context, (kafka) => kafka.producer(options));
 }
 
+/** A kafkajs admin client for the endpoint; close it with {@link disconnectFully}. */
+export function createAdmin(config: KafkaConfig, context: ConnectorContext, retries?: number): Admin {
+  return onOwnClient(config, context, (kafka) =>
+    kafka.admin(retries === undefined ? {} : { retry: { retries } }),
+  );
+}
+
 /** Builds `create`'s consumer or producer on a new client whose connections are tracked. */
-function onOwnClient<T extends Consumer | Producer>(
+function onOwnClient<T extends Consumer | Producer | Admin>(
   config: KafkaConfig,
   context: ConnectorContext,
   create: (kafka: Kafka) => T,
@@ -101,8 +109,8 @@ function onOwnClient<T extends Consumer | Producer>(
   return client;
 }
 
-/** Disconnects a consumer or producer, then closes every connection its client still holds. */
-export async function disconnectFully(client: Consumer | Producer): Promise<void> {
+/** Disconnects a consumer, producer or admin, then closes every connection its client still holds. */
+export async function disconnectFully(client: Consumer | Producer | Admin): Promise<void> {
   await client.disconnect().catch(() => undefined);
   socketsOf.get(client)?.closeAll();
 }
