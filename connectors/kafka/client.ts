@@ -90,11 +90,13 @@ export function createProducer(
   return onOwnClient(config, context, (kafka) => kafka.producer(options));
 }
 
-/** A kafkajs admin client for the endpoint; close it with {@link disconnectFully}. */
+/**
+ * A kafkajs admin client for the endpoint; close it with {@link disconnectFully}. `retries`
+ * replaces the endpoint's for connecting and for every request (0: a check reports at once).
+ */
 export function createAdmin(config: KafkaConfig, context: ConnectorContext, retries?: number): Admin {
-  return onOwnClient(config, context, (kafka) =>
-    kafka.admin(retries === undefined ? {} : { retry: { retries } }),
-  );
+  const client = retries === undefined ? config : { ...config, retries };
+  return onOwnClient(client, context, (kafka) => kafka.admin({ retry: { retries: client.retries } }));
 }
 
 /** Builds `create`'s consumer or producer on a new client whose connections are tracked. */

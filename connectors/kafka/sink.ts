@@ -24,6 +24,7 @@ import {
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
 import { createProducer, disconnectFully } from './client.js';
+import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { messageToRecord } from './mapping.js';
 import type { XPathEvaluator } from './mapping.js';
@@ -61,6 +62,8 @@ export class KafkaSink implements Sink {
       );
     }
     const config = this.#config;
+    if (config.createTopic !== undefined)
+      await ensureTopic({ ...config, createTopic: config.createTopic }, this.#context, signal);
     const producer = createProducer(config, this.#context, {
       idempotent: config.idempotent,
       maxInFlightRequests: config.maxInFlightRequests,

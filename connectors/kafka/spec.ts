@@ -123,8 +123,7 @@ const fields: Record<string, FieldSpec> = {
       replicationFactor: {
         type: 'integer',
         minimum: 1,
-        description:
-          "Replicas of each partition. Default: the broker's `default.replication.factor`.",
+        description: "Replicas of each partition. Default: the broker's `default.replication.factor`.",
       },
       configs: {
         type: 'map',
@@ -316,7 +315,7 @@ const fields: Record<string, FieldSpec> = {
     type: 'boolean',
     default: false,
     description:
-      "Sink: let the broker create a missing topic on first send with its defaults, when the broker allows it (`auto.create.topics.enable`). Default false: a missing topic is a configuration error. `createTopic` creates it explicitly, with the settings given there.",
+      'Sink: let the broker create a missing topic on first send with its defaults, when the broker allows it (`auto.create.topics.enable`). Default false: a missing topic is a configuration error. `createTopic` creates it explicitly, with the settings given there.',
   },
 };
 
