@@ -128,13 +128,15 @@ test(
     const space = await workspace({
       'down.yaml': [
         'store: { memory: true }',
+        'connections:',
+        `  gone: { type: kafka, brokers: ['127.0.0.1:${refused}'] }`,
         'bridges:',
         '  - name: hung',
         `    source: { type: amqp, url: "amqp://guest:secret-pw@127.0.0.1:${port}", queue: q }`,
         '    target: { type: jms, destination: queue://x }',
         '  - name: gone',
         '    source: { type: jms, destination: queue://x }',
-        `    target: { type: kafka, brokers: ['127.0.0.1:${refused}'], topic: t }`,
+        '    target: { type: kafka, connection: gone, topic: t }',
         'destinations: { queues: [{ name: x }] }',
         '',
       ].join('\n'),
@@ -155,14 +157,15 @@ test(
     assert.match(
       result.stderr,
       new RegExp(
-        `^${file}:4:\\d+: bridges\\[0\\]\\.source(\\.url)?: (no answer from the amqp broker within 2000 ms \\(--timeout\\)|cannot connect to the AMQP broker at 127\\.0\\.0\\.1:${port}.*)$`,
+        `^${file}:6:\\d+: bridges\\[0\\]\\.source(\\.url)?: (no answer from the amqp broker within 2000 ms \\(--timeout\\)|cannot connect to the AMQP broker at 127\\.0\\.0\\.1:${port}.*)$`,
         'm',
       ),
     );
     assert.match(
       result.stderr,
       new RegExp(
-        `^${file}:8:\\d+: bridges\\[1\\]\\.target\\.brokers: connecting to kafka at 127\\.0\\.0\\.1:${refused} failed: .*$`,
+        // The brokers come from the connection: the line points there.
+        `^${file}:3:\\d+: connections\\.gone\\.brokers: connecting to kafka at 127\\.0\\.0\\.1:${refused} failed: .*$`,
         'm',
       ),
     );
