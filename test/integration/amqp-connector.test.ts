@@ -225,7 +225,11 @@ brokerTest(
       await channel.assertQueue(deadLetters, { durable: false });
       await channel.bindQueue(deadLetters, exchange, '');
     });
-    const { source, sink } = await pair(url, queue, { deadLetterExchange: exchange });
+    const { source, sink } = await pair(url, queue, {
+      declare: {
+        queues: [{ name: queue, durable: false, arguments: { 'x-dead-letter-exchange': exchange } }],
+      },
+    });
     try {
       const poison = new TextMessage('poison');
       poison.setJMSMessageID('ID:poison');
