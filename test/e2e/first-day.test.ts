@@ -180,6 +180,11 @@ test(
     // `--version` does not open a store.
     await sh(`npm install ${OFFLINE.join(' ')} --ignore-scripts "${tarball}"`, empty);
     assert.ok((await readdir(join(empty, 'node_modules'))).includes('jms-gateway'));
-    assert.equal((await sh('npx --no jms-gateway --version', empty)).stdout.trim(), pkg.version);
+    // The installed command itself, as a project depending on the package runs it.
+    const path = `${join(empty, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`;
+    assert.equal(
+      (await sh('jms-gateway --version', empty, cleanEnv({ PATH: path }))).stdout.trim(),
+      pkg.version,
+    );
   },
 );
