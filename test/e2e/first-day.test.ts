@@ -111,7 +111,8 @@ test(
     const running: { gateway?: ChildProcess } = {};
     t.after(async () => {
       const { gateway } = running;
-      if (gateway?.pid !== undefined && gateway.exitCode === null) process.kill(-gateway.pid, 'SIGKILL');
+      if (gateway?.pid !== undefined && gateway.exitCode === null && gateway.signalCode === null)
+        process.kill(-gateway.pid, 'SIGKILL');
       await rm(npxCacheEntry(clone), { recursive: true, force: true });
       await rm(space, { recursive: true, force: true });
     });
