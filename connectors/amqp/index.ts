@@ -4,6 +4,7 @@
  * `docs/mapping.md`.
  */
 import type { ConnectorDefinition } from '../../src/spi/index.js';
+import { checkAmqpEndpoint } from './check.js';
 import { AmqpSink } from './sink.js';
 import { AmqpSource } from './source.js';
 import { amqpConfigSchema, type AmqpConfig } from './spec.js';
@@ -16,6 +17,7 @@ export const amqpConnector: ConnectorDefinition<AmqpConfig> = {
   config: amqpConfigSchema,
   createSource: (config, context) => new AmqpSource(config, context),
   createSink: (config, context) => new AmqpSink(config, context),
+  check: checkAmqpEndpoint,
 };
 
 export type { AmqpConfig, ExchangeType } from './spec.js';

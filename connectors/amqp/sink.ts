@@ -4,10 +4,12 @@
  * runtime acknowledges its source only for messages the broker owns (BRG-2 at-least-once).
  *
  * Failures, as the runtime sees them:
- * - unroutable (with `mandatory`, basic.return: no queue is bound for the routing key):
- *   EndpointConfigurationError. The exchange, routing key or bindings are wrong, not the
- *   message; with a static routing key every message would fail alike, so this must stop the
- *   bridge for an operator rather than park each message in the error destination as poison.
+ * - unroutable (with `mandatory`, basic.return NO_ROUTE: no queue is bound for the routing key):
+ *   BackOffError. The bindings are missing, not the message: parking it as poison would park
+ *   every message alike, and a permanent failure would need a restart once the consumer side
+ *   binds its queue (which often starts later). The runtime retries the same message with its
+ *   retry delay, not counted toward the limit, later messages wait behind it, and the bridge
+ *   shows `retrying` with the reason as its last error until a queue is bound.
  * - basic.nack (the broker could not take it, e.g. a queue at its length limit with
  *   `reject-publish`): BackOffError, retried later.
  * - a body over the broker's `max_message_size` (checked before publishing, see
@@ -21,7 +23,6 @@ import type { ChannelModel, ConfirmChannel, ConsumeMessage } from 'amqplib';
 import {
   BackOffError,
   ConfigValidationError,
-  EndpointConfigurationError,
   NotConnectedError,
   PoisonMessageError,
   type ConnectorContext,
@@ -30,6 +31,7 @@ import {
   untilAborted,
 } from '../../src/spi/index.js';
 import { classify, connectionUser, replyCode, openConnection } from './connection.js';
+import { declareTopology } from './declare.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
 import { type BodyLimit, bodyLimit, checkBodySize, tooLargeAnswer } from './size-limit.js';
 import type { AmqpConfig } from './spec.js';
@@ -109,7 +111,7 @@ export class AmqpSink implements Sink {
       channel.on('return', (returned: ConsumeMessage) => this.#onReturn(current, returned));
       channel.on('close', () => this.#lose(current));
       connection.on('close', () => this.#lose(current));
-      await this.#prepareTopology(channel);
+      await this.#prepareTopology(connection, channel);
       if (signal.aborted) throw signal.reason;
       this.#session = session;
       this.#context.logger.info(log, 'amqp sink connected');
@@ -120,19 +122,12 @@ export class AmqpSink implements Sink {
     }
   }
 
-  async #prepareTopology(channel: ConfirmChannel): Promise<void> {
-    const { exchange, queue, declare, durable } = this.#config;
-    if (declare) {
-      if (queue !== undefined) await channel.assertQueue(queue, { durable });
-      if (exchange !== '') {
-        await channel.assertExchange(exchange, this.#config.exchangeType, { durable });
-        if (queue !== undefined) await channel.bindQueue(queue, exchange, this.#routingKey);
-      }
-    } else if (exchange !== '') {
-      await channel.checkExchange(exchange);
-    } else if (queue !== undefined) {
-      await channel.checkQueue(queue);
-    }
+  /** Declares what `declare` lists, then checks that the exchange (or queue) it publishes to exists. */
+  async #prepareTopology(connection: ChannelModel, channel: ConfirmChannel): Promise<void> {
+    const { exchange, queue, declare } = this.#config;
+    if (declare) await declareTopology(connection, declare);
+    if (exchange !== '') await channel.checkExchange(exchange);
+    else if (queue !== undefined) await channel.checkQueue(queue);
   }
 
   async send(message: Message, signal: AbortSignal): Promise<void> {
@@ -168,8 +163,8 @@ export class AmqpSink implements Sink {
         session.pending.delete(entry);
         if (entry.returned !== undefined) {
           reject(
-            new EndpointConfigurationError(
-              `message '${message.getJMSMessageID()}' is unroutable: no queue is bound to ${this.#target} (${entry.returned})`,
+            new BackOffError(
+              `message '${message.getJMSMessageID()}' is unroutable: no queue is bound to ${this.#target} (${entry.returned}); retried until one is`,
             ),
           );
         } else if (error === null || error === undefined) {

@@ -7,7 +7,7 @@
  *   redelivered (JMSRedelivered). `delayMs` is not applied here: the runtime waits the
  *   redelivery delay before it settles with `retry` (AMQP 0-9-1 has no delayed requeue).
  * - `reject` → `basic.nack(requeue=false)`: the broker drops the message, or dead-letters it to
- *   the queue's dead-letter exchange when it has one (`deadLetterExchange` with `declare`).
+ *   the queue's dead-letter exchange when it has one (argument `x-dead-letter-exchange`).
  *
  * Losing the connection or channel fails waiting and later `receive` calls with
  * NotConnectedError, and settling a delivery of the lost channel rejects with NotConnectedError:
@@ -25,6 +25,7 @@ import {
   WaitingQueue,
 } from '../../src/spi/index.js';
 import { classify, openConnection } from './connection.js';
+import { declareTopology } from './declare.js';
 import { fromAmqp } from './mapping.js';
 import type { AmqpConfig } from './spec.js';
 
@@ -69,16 +70,8 @@ export class AmqpSource implements Source {
       const current = session;
       connection.on('close', () => this.#lose(current, 'the connection to the AMQP broker was closed'));
       channel.on('close', () => this.#lose(current, 'the AMQP channel was closed'));
-      if (this.#config.declare) {
-        await channel.assertQueue(this.#queue, {
-          durable: this.#config.durable,
-          ...(this.#config.deadLetterExchange !== undefined && {
-            deadLetterExchange: this.#config.deadLetterExchange,
-          }),
-        });
-      } else {
-        await channel.checkQueue(this.#queue);
-      }
+      if (this.#config.declare) await declareTopology(connection, this.#config.declare);
+      await channel.checkQueue(this.#queue);
       await channel.prefetch(this.#config.prefetch);
       await channel.consume(this.#queue, (message) => this.#onMessage(current, message), { noAck: false });
       if (signal.aborted) throw signal.reason;

@@ -9,6 +9,38 @@ import type { PersistentPolicy } from './mapping.js';
 /** The kinds of exchange a sink may declare. */
 export type ExchangeType = 'direct' | 'fanout' | 'topic' | 'headers';
 
+/** A broker argument value (`x-queue-type: quorum`, `x-max-length: 10000`), typed as written. */
+export type AmqpArgument = string | number | boolean;
+
+/** A queue the endpoint declares at connect. */
+export interface AmqpQueueDeclaration {
+  readonly name: string;
+  readonly durable: boolean;
+  /** `x-` arguments (queue type, dead-letter exchange, length limits, TTL). */
+  readonly arguments?: Readonly<Record<string, AmqpArgument>>;
+}
+
+/** An exchange the endpoint declares at connect. */
+export interface AmqpExchangeDeclaration {
+  readonly name: string;
+  readonly type: ExchangeType;
+  readonly durable: boolean;
+}
+
+/** A binding of a queue to an exchange the endpoint declares at connect. */
+export interface AmqpBindingDeclaration {
+  readonly queue: string;
+  readonly exchange: string;
+  readonly routingKey: string;
+}
+
+/** What an endpoint declares at connect (idempotent: assertExchange, assertQueue, bindQueue). */
+export interface AmqpDeclarations {
+  readonly exchanges?: readonly AmqpExchangeDeclaration[];
+  readonly queues?: readonly AmqpQueueDeclaration[];
+  readonly bindings?: readonly AmqpBindingDeclaration[];
+}
+
 /** A validated AMQP endpoint configuration. */
 export interface AmqpConfig {
   /** Broker URL with credentials: `amqp://user:pass@host:5672/vhost` (secret). */
@@ -17,16 +49,10 @@ export interface AmqpConfig {
   readonly queue?: string;
   /** Sink: the exchange to publish to; `''` is the default exchange. */
   readonly exchange: string;
-  /** Sink: the exchange's type, used when `declare` creates it. */
-  readonly exchangeType: ExchangeType;
   /** Sink: the routing key; defaults to `queue`. */
   readonly routingKey?: string;
-  /** Create the queue (and exchange and binding) if missing, instead of checking they exist. */
-  readonly declare: boolean;
-  /** Whether a declared queue and exchange survive a broker restart. */
-  readonly durable: boolean;
-  /** Source: dead-letter exchange of a declared queue, where rejected messages go. */
-  readonly deadLetterExchange?: string;
+  /** Exchanges, queues and bindings to declare at connect; absent: only check that they exist. */
+  readonly declare?: AmqpDeclarations;
   /** Source: unacknowledged messages the broker may push ahead (basic.qos). */
   readonly prefetch: number;
   /** Sink: make an unroutable message a failed send (basic.return) instead of a silent drop. */
@@ -64,32 +90,78 @@ export const amqpConfigSchema = defineSchema<AmqpConfig>({
     description:
       "Sink: the exchange to publish to; '' (the default) is the default exchange, which routes by queue name.",
   },
-  exchangeType: {
-    type: 'enum',
-    values: ['direct', 'fanout', 'topic', 'headers'],
-    default: 'direct',
-    description: 'Sink: the type of `exchange` when `declare` creates it. Default direct.',
-  },
   routingKey: {
     type: 'string',
     description: 'Sink: the routing key of every message. Default: `queue`.',
   },
   declare: {
-    type: 'boolean',
-    default: false,
+    type: 'object',
+    optional: true,
     description:
-      'Create the queue (source, or sink with `queue`), the exchange (sink with `exchange`) and the binding between them if missing. Default false: check that they exist and fail the connection otherwise, so a typo does not create an orphan queue.',
-  },
-  durable: {
-    type: 'boolean',
-    default: true,
-    description:
-      'Whether a queue or exchange that `declare` creates survives a broker restart. Default true.',
-  },
-  deadLetterExchange: {
-    type: 'string',
-    description:
-      'Source: the `x-dead-letter-exchange` of the queue `declare` creates; a rejected message (poison, DLV-9) goes there instead of being dropped by the broker. Default none.',
+      'Exchanges, queues and bindings to declare at connect, each created if missing and left as it is when it exists with the same settings (a queue or exchange that exists with other settings is a configuration error naming what differs). Default: none declared; the endpoint checks at connect that its queue or exchange exists and fails otherwise, so a typo does not create an orphan queue.',
+    fields: {
+      exchanges: {
+        type: 'array',
+        description: 'Exchanges to declare. Default none.',
+        items: {
+          type: 'object',
+          description: 'An exchange.',
+          fields: {
+            name: { type: 'string', required: true, description: 'The exchange name.' },
+            type: {
+              type: 'enum',
+              values: ['direct', 'fanout', 'topic', 'headers'],
+              default: 'direct',
+              description: 'The exchange type. Default direct.',
+            },
+            durable: {
+              type: 'boolean',
+              default: true,
+              description: 'Whether it survives a broker restart. Default true.',
+            },
+          },
+        },
+      },
+      queues: {
+        type: 'array',
+        description: 'Queues to declare. Default none.',
+        items: {
+          type: 'object',
+          description: 'A queue.',
+          fields: {
+            name: { type: 'string', required: true, description: 'The queue name.' },
+            durable: {
+              type: 'boolean',
+              default: true,
+              description: 'Whether it survives a broker restart. Default true.',
+            },
+            arguments: {
+              type: 'map',
+              description:
+                'Queue arguments, typed as written: `x-queue-type: quorum`, `x-dead-letter-exchange: orders.dlx` (where a rejected message goes instead of being dropped), `x-max-length: 10000`, `x-message-ttl: 60000`. Default none.',
+              values: { type: 'scalar', description: 'An argument value.' },
+            },
+          },
+        },
+      },
+      bindings: {
+        type: 'array',
+        description: 'Bindings to declare, after the exchanges and queues. Default none.',
+        items: {
+          type: 'object',
+          description: 'A binding of a queue to an exchange.',
+          fields: {
+            queue: { type: 'string', required: true, description: 'The queue.' },
+            exchange: { type: 'string', required: true, description: 'The exchange.' },
+            routingKey: {
+              type: 'string',
+              default: '',
+              description: "The binding key (a pattern on a topic exchange, e.g. `payments.#`). Default ''.",
+            },
+          },
+        },
+      },
+    },
   },
   prefetch: {
     type: 'integer',
@@ -103,7 +175,7 @@ export const amqpConfigSchema = defineSchema<AmqpConfig>({
     type: 'boolean',
     default: true,
     description:
-      'Sink: publish with the mandatory flag, so a message no queue is bound for comes back (basic.return) and the send fails with an endpoint configuration error instead of being dropped silently. Default true.',
+      'Sink: publish with the mandatory flag, so a message no queue is bound for comes back (basic.return, NO_ROUTE) instead of being dropped silently: the bridge retries it with its retry delay (status retrying, not counted toward the retry limit) until a queue is bound, keeping later messages behind it. Default true.',
   },
   persistent: {
     type: 'enum',

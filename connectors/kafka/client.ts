@@ -65,7 +65,7 @@ function closedByConnector(): Error {
   return new Error('connection closed by the connector: the client was disconnected');
 }
 
-const socketsOf = new WeakMap<Admin | Consumer | Producer, ClientSockets>();
+const socketsOf = new WeakMap<Consumer | Producer | Admin, ClientSockets>();
 
 /** A kafkajs consumer on its own client for the endpoint; close it with {@link disconnectFully}. */
 export function createConsumer(
@@ -85,13 +85,18 @@ export function createProducer(
   return onOwnClient(config, context, (kafka) => kafka.producer(options));
 }
 
-/** A kafkajs admin client for the endpoint (the sink reads size limits with it, the bridge its duplicate window); close it with {@link disconnectFully}. */
-export function createAdmin(config: KafkaConfig, context: ConnectorContext): Admin {
-  return onOwnClient(config, context, (kafka) => kafka.admin({ retry: { retries: config.retries } }));
+/**
+ * A kafkajs admin client for the endpoint (the sink reads size limits with it, the bridge its
+ * duplicate window, `check --connect` what exists); close it with {@link disconnectFully}. `retries`
+ * replaces the endpoint's for connecting and for every request (0: a check reports at once).
+ */
+export function createAdmin(config: KafkaConfig, context: ConnectorContext, retries?: number): Admin {
+  const client = retries === undefined ? config : { ...config, retries };
+  return onOwnClient(client, context, (kafka) => kafka.admin({ retry: { retries: client.retries } }));
 }
 
 /** Builds `create`'s client (consumer, producer, admin) on a new client whose connections are tracked. */
-function onOwnClient<T extends Admin | Consumer | Producer>(
+function onOwnClient<T extends Consumer | Producer | Admin>(
   config: KafkaConfig,
   context: ConnectorContext,
   create: (kafka: Kafka) => T,
@@ -102,8 +107,8 @@ function onOwnClient<T extends Admin | Consumer | Producer>(
   return client;
 }
 
-/** Disconnects an admin, consumer or producer, then closes every connection its client still holds. */
-export async function disconnectFully(client: Admin | Consumer | Producer): Promise<void> {
+/** Disconnects a consumer, producer or admin, then closes every connection its client still holds. */
+export async function disconnectFully(client: Consumer | Producer | Admin): Promise<void> {
   await client.disconnect().catch(() => undefined);
   socketsOf.get(client)?.closeAll();
 }

@@ -4,6 +4,7 @@
  * `mapping.ts` and `docs/mapping-kafka.md`.
  */
 import type { ConnectorContext, ConnectorDefinition, Sink, Source } from '../../src/spi/index.js';
+import { checkKafkaEndpoint } from './check.js';
 import { KafkaSink } from './sink.js';
 import type { KafkaSinkContext } from './sink.js';
 import { KafkaSource } from './source.js';
@@ -27,6 +28,7 @@ export const kafkaConnector: ConnectorDefinition<KafkaConfig> = {
   createSink(config: KafkaConfig, context: KafkaSinkContext): Sink {
     return new KafkaSink(checked(config, 'sink'), context);
   },
+  check: checkKafkaEndpoint,
 };
 
 export { KafkaSource, type KafkaSourceOptions, type KafkaTimers } from './source.js';

@@ -34,6 +34,7 @@ import {
 import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
 import type { ForwardedIdSeen, ForwardedIdsQuery } from '../../src/spi/index.js';
 import { createAdmin, createProducer, defaultClientId, disconnectFully } from './client.js';
+import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
@@ -93,6 +94,8 @@ export class KafkaSink implements Sink {
       );
     }
     const config = this.#config;
+    if (config.createTopic !== undefined)
+      await ensureTopic({ ...config, createTopic: config.createTopic }, this.#context, signal);
     const producer = createProducer(config, this.#context, {
       idempotent: config.idempotent,
       // Transactions go one at a time anyway; one request in flight keeps their records in order.

@@ -27,6 +27,7 @@ import type { Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { EndpointConfigurationError, NotConnectedError } from '../../src/spi/index.js';
 import type { ConnectorContext, Delivery, Outcome, Source } from '../../src/spi/index.js';
 import { createConsumer, defaultClientId, disconnectFully } from './client.js';
+import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError } from './errors.js';
 import { recordToMessage } from './mapping.js';
 import { PartitionTrack } from './partition-track.js';
@@ -113,6 +114,15 @@ export class KafkaSource implements Source {
     await this.#stopConsumer();
     this.#state = 'connecting';
     this.#failure = undefined;
+    const { createTopic } = this.#config;
+    if (createTopic !== undefined) {
+      try {
+        await ensureTopic({ ...this.#config, createTopic }, this.#context, signal);
+      } catch (error) {
+        this.#state = 'failed';
+        throw error;
+      }
+    }
     const consumer = this.#createConsumer();
     this.#consumer = consumer;
     try {

@@ -42,11 +42,23 @@ export type KafkaCompression = 'none' | 'gzip';
 /** Body type given to records that carry no `jms.bodyType` header (written by foreign producers). */
 export type KafkaForeignBody = 'bytes' | 'text';
 
+/** How the endpoint creates its topic at connect when it is missing (`createTopic:`). */
+export interface KafkaCreateTopicConfig {
+  /** Default: the broker's `num.partitions`. */
+  readonly partitions?: number;
+  /** Default: the broker's `default.replication.factor`. */
+  readonly replicationFactor?: number;
+  /** Topic configs (`retention.ms`, `cleanup.policy`), as strings for the admin API. */
+  readonly configs?: Readonly<Record<string, string | number | boolean>>;
+}
+
 /** A validated Kafka endpoint configuration. */
 export interface KafkaConfig {
   readonly brokers: readonly string[];
   readonly clientId?: string;
   readonly topic: string;
+  /** Create `topic` at connect if it is missing; absent: a missing topic is an error. */
+  readonly createTopic?: KafkaCreateTopicConfig;
   readonly connectionTimeout: number;
   readonly requestTimeout: number;
   readonly retries: number;
@@ -98,6 +110,30 @@ const fields: Record<string, FieldSpec> = {
     type: 'string',
     required: true,
     description: 'The Kafka topic the source reads or the sink writes.',
+  },
+  createTopic: {
+    type: 'object',
+    optional: true,
+    description:
+      "Create `topic` at connect if it is missing (source and sink), through Kafka's admin API; a topic that exists is left as it is (its partitions and configs are not changed). Default: nothing is created, and a missing topic fails the connection (unless a sink allows `allowAutoTopicCreation`), so a typo does not create a topic.",
+    fields: {
+      partitions: {
+        type: 'integer',
+        minimum: 1,
+        description: "Partitions of the created topic. Default: the broker's `num.partitions`.",
+      },
+      replicationFactor: {
+        type: 'integer',
+        minimum: 1,
+        description: "Replicas of each partition. Default: the broker's `default.replication.factor`.",
+      },
+      configs: {
+        type: 'map',
+        description:
+          'Topic configs of the created topic, e.g. `retention.ms: 604800000`, `cleanup.policy: compact`. Default none (the broker defaults).',
+        values: { type: 'scalar', description: 'A config value.' },
+      },
+    },
   },
   connectionTimeout: {
     type: 'integer',
@@ -281,7 +317,7 @@ const fields: Record<string, FieldSpec> = {
     type: 'boolean',
     default: false,
     description:
-      'Sink: let the broker create a missing topic on first send (if the broker allows it). Default false: a missing topic is a configuration error.',
+      'Sink: let the broker create a missing topic on first send with its defaults, when the broker allows it (`auto.create.topics.enable`). Default false: a missing topic is a configuration error. `createTopic` creates it explicitly, with the settings given there.',
   },
   maxMessageBytes: {
     type: 'integer',

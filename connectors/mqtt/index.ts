@@ -4,6 +4,7 @@
  * QoS 0/1/2. Mapping: `mapping.ts` and `docs/mapping.md`.
  */
 import type { ConnectorDefinition } from '../../src/spi/index.js';
+import { checkMqttEndpoint } from './check.js';
 import { MqttSink } from './sink.js';
 import { MqttSource } from './source.js';
 import { mqttConfigSchema, type MqttConfig } from './spec.js';
@@ -16,6 +17,7 @@ export const mqttConnector: ConnectorDefinition<MqttConfig> = {
   config: mqttConfigSchema,
   createSource: (config, context) => new MqttSource(config, context),
   createSink: (config, context) => new MqttSink(config, context),
+  check: checkMqttEndpoint,
 };
 
 export type { MqttConfig } from './spec.js';

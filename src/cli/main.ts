@@ -10,8 +10,10 @@ import { builtinRegistry } from '../../connectors/index.js';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load-config.js';
 import {
   type CheckedConfig,
+  DEFAULT_CHECK_TIMEOUT_MS,
   Gateway,
   checkConfigFile,
+  checkConnections,
   reloadOnSignal,
   reloadSourceOf,
 } from '../gateway/index.js';
@@ -28,10 +30,14 @@ commands:
                              signal exits at once
   validate FILE              check a configuration without starting anything; prints ok, or
                              every problem as file:line:col: path: message (exit 1)
+  check --connect FILE [--timeout MS]
+                             validate, then connect to every broker and check that each
+                             bridge's queues, exchanges and topics exist or are declared at
+                             connect; prints ok, or every problem as file:line:col (exit 1)
   selector check SELECTOR    check a message selector
   selector eval SELECTOR --message FILE [--body FILE]
                              evaluate a selector against a message given as JSON
-  version                    print the version
+  version, --version, -V     print the version
 
 commands for a running gateway (--url or JMS_GATEWAY_ADMIN_URL, token from JMS_GATEWAY_ADMIN_TOKEN):
   status                     destinations and bridges at a glance
@@ -94,6 +100,39 @@ async function validate(argv: string[]): Promise<number> {
   const checked: CheckedConfig = await checkConfigFile(file, builtinRegistry);
   if (!checked.ok) {
     printProblems(file, checked.errors);
+    return 1;
+  }
+  process.stdout.write('ok\n');
+  return 0;
+}
+
+/** `check --connect FILE`: `validate`, then a dry run against every broker the file names. */
+async function check(argv: string[]): Promise<number> {
+  const usage = 'usage: jms-gateway check --connect FILE [--timeout MS]\n';
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { connect: { type: 'boolean', default: false }, timeout: { type: 'string' } },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const [file] = positionals;
+  const timeoutMs = values.timeout === undefined ? DEFAULT_CHECK_TIMEOUT_MS : Number(values.timeout);
+  if (file === undefined || positionals.length > 1 || !(Number.isInteger(timeoutMs) && timeoutMs > 0)) {
+    process.stderr.write(usage);
+    return 2;
+  }
+  if (!values.connect) return validate([file]);
+  const report = await checkConnections(file, { registry: builtinRegistry, timeoutMs });
+  if (report.notes.length > 0)
+    process.stdout.write(`${report.notes.map((note) => `note: ${note}`).join('\n')}\n`);
+  if (report.problems.length > 0) {
+    printProblems(file, report.problems);
     return 1;
   }
   process.stdout.write('ok\n');
@@ -181,6 +220,8 @@ async function main(argv: string[]): Promise<number> {
       return run(rest);
     case 'validate':
       return validate(rest);
+    case 'check':
+      return check(rest);
     case 'selector':
       return selectorCommand(rest, {
         stdout: (s) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`),
@@ -188,6 +229,8 @@ async function main(argv: string[]): Promise<number> {
         readFile: (path) => readFile(path, 'utf8'),
       });
     case 'version':
+    case '--version':
+    case '-V':
       process.stdout.write(`${await version()}\n`);
       return 0;
     case 'status':

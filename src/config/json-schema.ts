@@ -59,6 +59,8 @@ function convert(node: SchemaNode, relaxed: boolean): Json {
       });
     case 'boolean':
       return withDefault(node, { anyOf: [{ type: 'boolean' }, ENV_REF] });
+    case 'scalar':
+      return withDefault(node, { type: ['string', 'number', 'boolean'] });
     case 'enum':
       return withDefault(node, { anyOf: [{ type: 'string', enum: [...node.values] }, ENV_REF] });
     case 'object':

@@ -95,6 +95,8 @@ export function expectedOf(node: SchemaNode): string {
     }
     case 'boolean':
       return 'true or false';
+    case 'scalar':
+      return 'a string, number or boolean';
     case 'enum':
       return `one of ${node.values.map((v) => `'${v}'`).join(', ')}`;
     case 'object':

@@ -81,6 +81,10 @@ export function resolveNode(
       const bool = coerceBoolean(value, path, context);
       return typeof bool === 'boolean' ? bool : fail(context, path, `expected ${expectedOf(node)}`);
     }
+    case 'scalar':
+      return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value)
+        ? value
+        : fail(context, path, `expected ${expectedOf(node)}`);
     case 'enum':
       return typeof value === 'string' && node.values.includes(value)
         ? value

@@ -7,6 +7,12 @@ export {
   type ReloadSource,
 } from './gateway.js';
 export { type CheckedConfig, checkConfigFile, reloadSourceOf } from './config-file.js';
+export {
+  type ConnectCheckReport,
+  type ConnectCheckOptions,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  checkConnections,
+} from './check-connect.js';
 export { reloadOnSignal } from './reload-on-signal.js';
 export { type ReloadPlan, type BridgeChange, type RunningState, planReload } from './reload-plan.js';
 export { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';

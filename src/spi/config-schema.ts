@@ -15,7 +15,14 @@ export type FieldSpec =
   | (ScalarField<'integer' | 'number', number> & { readonly minimum?: number; readonly maximum?: number })
   | ScalarField<'boolean', boolean>
   | (ScalarField<'enum', string> & { readonly values: readonly string[] })
-  | (FieldBase & { readonly type: 'object'; readonly fields: Readonly<Record<string, FieldSpec>> })
+  /** A string, number or boolean as written: broker arguments whose type the broker checks. */
+  | ScalarField<'scalar', string | number | boolean>
+  | (FieldBase & {
+      readonly type: 'object';
+      readonly fields: Readonly<Record<string, FieldSpec>>;
+      /** Absent means "none" (a feature that is off) instead of its fields with their defaults. */
+      readonly optional?: boolean;
+    })
   | (FieldBase & { readonly type: 'array'; readonly items: FieldSpec })
   | (FieldBase & { readonly type: 'map'; readonly values: FieldSpec });
 
@@ -108,7 +115,8 @@ function resolveField(
   if (value === undefined || value === null) {
     if ('default' in field && field.default !== undefined) return field.default;
     if (field.required) errors.push(new ConfigValidationError(path, `is required: ${field.description}`));
-    if (field.type === 'object' && !field.required) return resolveObject(field.fields, {}, path, errors);
+    if (field.type === 'object' && !field.required && !field.optional)
+      return resolveObject(field.fields, {}, path, errors);
     return undefined;
   }
   switch (field.type) {
@@ -136,6 +144,10 @@ function resolveField(
       return typeof value === 'string' && field.values.includes(value)
         ? value
         : fail(errors, path, `expected one of ${field.values.map((v) => `'${v}'`).join(', ')}`);
+    case 'scalar':
+      return typeof value === 'string' || typeof value === 'boolean' || Number.isFinite(value)
+        ? value
+        : fail(errors, path, 'expected a string, number or boolean');
     case 'object':
       return resolveObject(field.fields, value, path, errors);
     case 'array':

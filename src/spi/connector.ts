@@ -97,6 +97,28 @@ export interface ConnectorContext {
   readonly logger: EngineLogger;
 }
 
+/** One thing a connection check found wrong with an endpoint. */
+export interface EndpointProblem {
+  /** The endpoint field it is about (`queue`, `topic`, `url`), relative to the endpoint. */
+  readonly field: string;
+  /** Lower-case, identifiers in quotes, never a credential: `queue 'orders' does not exist`. */
+  readonly message: string;
+}
+
+/** What a connection check found: problems (the check fails) and notes (what it could not check). */
+export interface EndpointCheck {
+  readonly problems: readonly EndpointProblem[];
+  readonly notes: readonly string[];
+}
+
+/** What a connector's `check` gets. */
+export interface CheckContext extends ConnectorContext {
+  /** How the endpoint is used: read from (`source`) or written to (`sink`: a target or error destination). */
+  readonly role: 'source' | 'sink';
+  /** Aborted when the check's time is up: a check must give up then, not hang. */
+  readonly signal: AbortSignal;
+}
+
 /** A connector type, as registered in `connectors/index.ts`. */
 export interface ConnectorDefinition<C = unknown> {
   /** The YAML `type:`, unique. */
@@ -107,4 +129,10 @@ export interface ConnectorDefinition<C = unknown> {
   readonly config: ConfigSchema<C>;
   createSource?(config: C, context: ConnectorContext): Source;
   createSink?(config: C, context: ConnectorContext): Sink;
+  /**
+   * Optional, for `jms-gateway check --connect`: connects to the broker and checks that what the
+   * endpoint reads or writes exists (or would be declared at connect), changing nothing on the
+   * broker. Problems are resolved, not thrown; it closes whatever it opened.
+   */
+  check?(config: C, context: CheckContext): Promise<EndpointCheck>;
 }

@@ -11,6 +11,9 @@ export type {
   ConnectorDefinition,
   ForwardedIdsQuery,
   ForwardedIdSeen,
+  CheckContext,
+  EndpointCheck,
+  EndpointProblem,
 } from './connector.js';
 export {
   NotConnectedError,

@@ -22,7 +22,7 @@ conformanceSuite('amqp', {
     return Promise.resolve({
       source: (context) =>
         amqpConnector.createSource!(
-          config({ url, queue, declare: true, durable: true, prefetch: 50 }),
+          config({ url, queue, declare: { queues: [{ name: queue }] }, prefetch: 50 }),
           context,
         ),
       sink: (context) => amqpConnector.createSink!(config({ url, queue }), context),

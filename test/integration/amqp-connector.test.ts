@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
+  BackOffError,
   EndpointConfigurationError,
   NotConnectedError,
   TextMessage,
@@ -28,6 +29,11 @@ function config(url: string, fields: Record<string, unknown>): AmqpConfig {
   const { config, errors } = resolveConfig(amqpConnector.config, { url, ...fields }, 'endpoint');
   assert.deepEqual(errors, []);
   return config!;
+}
+
+/** `declare:` for one non-durable queue (removed by the tests' cleanup). */
+function declareQueue(queue: string): Record<string, unknown> {
+  return { queues: [{ name: queue, durable: false }] };
 }
 
 function signal(ms = WAIT_MS): AbortSignal {
@@ -67,7 +73,7 @@ async function pair(
   queue: string,
   extra: Record<string, unknown> = {},
 ): Promise<{ source: AmqpSource; sink: AmqpSink }> {
-  const source = new AmqpSource(config(url, { queue, declare: true, durable: false, ...extra }), context);
+  const source = new AmqpSource(config(url, { queue, declare: declareQueue(queue), ...extra }), context);
   const sink = new AmqpSink(config(url, { queue }), context);
   await source.connect(signal());
   await sink.connect(signal());
@@ -104,7 +110,7 @@ brokerTest(
   'amqp connector - a plain amqplib consumer sees natural properties, headers and body (BRG-6)',
   async ({ url }) => {
     const queue = `q-${randomUUID()}`;
-    const sink = new AmqpSink(config(url, { queue, declare: true, durable: false }), context);
+    const sink = new AmqpSink(config(url, { queue, declare: declareQueue(queue) }), context);
     try {
       await sink.connect(signal());
       const now = Date.now();
@@ -148,7 +154,7 @@ brokerTest(
   'amqp connector - messages a plain amqplib producer publishes are read with natural types',
   async ({ url }) => {
     const queue = `q-${randomUUID()}`;
-    const source = new AmqpSource(config(url, { queue, declare: true, durable: false }), context);
+    const source = new AmqpSource(config(url, { queue, declare: declareQueue(queue) }), context);
     try {
       await source.connect(signal());
       await admin(url, async (channel) => {
@@ -219,7 +225,11 @@ brokerTest(
       await channel.assertQueue(deadLetters, { durable: false });
       await channel.bindQueue(deadLetters, exchange, '');
     });
-    const { source, sink } = await pair(url, queue, { deadLetterExchange: exchange });
+    const { source, sink } = await pair(url, queue, {
+      declare: {
+        queues: [{ name: queue, durable: false, arguments: { 'x-dead-letter-exchange': exchange } }],
+      },
+    });
     try {
       const poison = new TextMessage('poison');
       poison.setJMSMessageID('ID:poison');
@@ -280,11 +290,15 @@ brokerTest(
 
 brokerTest(
   'amqp',
-  'amqp connector - the sink fails an unroutable message with an endpoint configuration error (mandatory)',
+  'amqp connector - an unroutable message (mandatory, NO_ROUTE) is a back-off, sent once a queue is bound',
   async ({ url }) => {
     const exchange = `ex-${randomUUID()}`;
     const sink = new AmqpSink(
-      config(url, { exchange, routingKey: 'nobody-listens', declare: true, durable: false }),
+      config(url, {
+        exchange,
+        routingKey: 'nobody-listens',
+        declare: { exchanges: [{ name: exchange, type: 'direct', durable: false }] },
+      }),
       context,
     );
     try {
@@ -292,7 +306,7 @@ brokerTest(
       const message = new TextMessage('lost?');
       message.setJMSMessageID('ID:unroutable');
       await assert.rejects(sink.send(message, signal()), (error: unknown) => {
-        assert.ok(error instanceof EndpointConfigurationError, String(error));
+        assert.ok(error instanceof BackOffError, String(error));
         assert.match(error.message, /'ID:unroutable' is unroutable.*nobody-listens.*312 NO_ROUTE/);
         return true;
       });
@@ -343,7 +357,7 @@ brokerTest(
   'amqp connector - a lost consumer fails receive with NotConnectedError (BRG-5)',
   async ({ url }) => {
     const queue = `q-${randomUUID()}`;
-    const source = new AmqpSource(config(url, { queue, declare: true, durable: false }), context);
+    const source = new AmqpSource(config(url, { queue, declare: declareQueue(queue) }), context);
     try {
       await source.connect(signal());
       const failed = assert.rejects(
@@ -355,6 +369,67 @@ brokerTest(
       await assert.rejects(source.receive(signal()), NotConnectedError);
     } finally {
       await source.close();
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - declare creates exchanges, queues with typed arguments and bindings at connect, idempotently',
+  async ({ url }) => {
+    const exchange = `ex-${randomUUID()}`;
+    const queue = `q-${randomUUID()}`;
+    const endpoint = config(url, {
+      exchange,
+      routingKey: 'orders.eu',
+      declare: {
+        exchanges: [{ name: exchange, type: 'topic', durable: false }],
+        queues: [
+          { name: queue, durable: false, arguments: { 'x-max-length': 2, 'x-overflow': 'drop-head' } },
+        ],
+        bindings: [{ queue, exchange, routingKey: 'orders.#' }],
+      },
+    });
+    const sink = new AmqpSink(endpoint, context);
+    const again = new AmqpSink(endpoint, context);
+    try {
+      await sink.connect(signal());
+      await again.connect(signal());
+      for (const text of ['1', '2', '3']) await sink.send(new TextMessage(text), signal());
+      // The topic binding routed all three; x-max-length (an integer, as written) kept the last two.
+      assert.equal(await messageCount(url, queue), 2);
+    } finally {
+      await sink.close();
+      await again.close();
+      await deleteQueues(url, queue);
+      await admin(url, (channel) => channel.deleteExchange(exchange));
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - declaring a queue that exists with other settings is a configuration error naming the queue and what differs',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    await admin(url, (channel) => channel.assertQueue(queue, { durable: false }));
+    const source = new AmqpSource(config(url, { queue, declare: { queues: [{ name: queue }] } }), context);
+    try {
+      await assert.rejects(source.connect(signal()), (error: unknown) => {
+        assert.ok(error instanceof EndpointConfigurationError, String(error));
+        assert.match(
+          error.message,
+          new RegExp(
+            `^declare\\.queues\\[0\\]: queue '${queue}' exists on the broker with other settings: 'durable' is 'false' there, the configuration asks for 'true'`,
+          ),
+        );
+        return true;
+      });
+    } finally {
+      await source.close();
+      await deleteQueues(url, queue);
     }
   },
   TIMEOUT,

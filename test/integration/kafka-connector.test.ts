@@ -572,6 +572,44 @@ test(
 );
 
 test(
+  'kafka connector - createTopic creates a missing topic at connect with its partitions and configs, and leaves an existing one alone',
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    const topic = uniqueName('t-kafka-it-created');
+    const admin = client().admin();
+    await admin.connect();
+    try {
+      const created = { partitions: 3, replicationFactor: 1, configs: { 'retention.ms': 3600000 } };
+      const sink = await openSink(endpoint(topic, { createTopic: created }));
+      try {
+        await sink.send(new TextMessage('to a created topic'), signal());
+      } finally {
+        await sink.close();
+      }
+      // Another endpoint asking for other settings: the topic exists, so nothing changes.
+      const source = await openSource(endpoint(topic, { createTopic: { partitions: 1 } }));
+      try {
+        assert.equal(((await receive(source)).message as TextMessage).getText(), 'to a created topic');
+      } finally {
+        await source.close();
+      }
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      assert.equal(metadata?.partitions.length, 3);
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: 2, name: topic, configNames: ['retention.ms'] }],
+        includeSynonyms: false,
+      });
+      assert.equal(resources[0]?.configEntries[0]?.configValue, '3600000');
+    } finally {
+      await admin.deleteGroups([...groups]).catch(() => undefined);
+      groups.clear();
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+    }
+  },
+);
+
+test(
   'kafka connector - a transactional sink commits each message before send resolves (BRG-2)',
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {

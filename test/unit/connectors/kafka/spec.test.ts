@@ -73,3 +73,34 @@ test('kafka connector - settings that contradict each other are refused (BRG-2)'
     /acks: expected -1/,
   );
 });
+
+test('kafka connector - createTopic is off unless given; given, unset counts take the broker defaults', async () => {
+  const { topicToCreate } = await import('../../../../connectors/kafka/create-topic.js');
+  assert.equal(resolve({ brokers: ['k:9092'], topic: 'orders' }).createTopic, undefined);
+  const config = resolve({
+    brokers: ['k:9092'],
+    topic: 'orders',
+    createTopic: { configs: { 'retention.ms': 86400000, 'cleanup.policy': 'compact' } },
+  });
+  assert.deepEqual(topicToCreate(config.topic, config.createTopic!), {
+    topic: 'orders',
+    numPartitions: -1,
+    replicationFactor: -1,
+    configEntries: [
+      { name: 'retention.ms', value: '86400000' },
+      { name: 'cleanup.policy', value: 'compact' },
+    ],
+  });
+  const { errors } = resolveConfig(
+    kafkaConfigSchema,
+    { brokers: ['k:9092'], topic: 'orders', createTopic: { partitions: 0, replicas: 1 } },
+    'target',
+  );
+  assert.deepEqual(
+    errors.map((error) => error.message),
+    [
+      'target.createTopic.replicas: unknown setting (known: configs, partitions, replicationFactor)',
+      'target.createTopic.partitions: expected an integer >= 1',
+    ],
+  );
+});
