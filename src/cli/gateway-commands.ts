@@ -1,0 +1,166 @@
+/**
+ * `jms-gateway run` and `jms-gateway validate`: the commands that load a configuration file.
+ * The gateway's modules are imported when one of them runs, so the other commands (help,
+ * completion, the admin commands) start without loading the connectors.
+ */
+import type { Command } from 'commander';
+import type { Gateway } from '../gateway/index.js';
+import type { CliIo } from './cli-io.js';
+import type { CommandRunner } from './command-runner.js';
+import { integerValue } from './option-values.js';
+import { packageVersion } from './version.js';
+
+/** The options of `run`; a new one is declared in `registerRun` and read in `runGateway`. */
+export interface RunOptions {
+  /** The configuration file; default config/gateway.yaml. */
+  config: string;
+  /** The admin API's port, replacing `admin.port` of the file; 0 picks a free one. */
+  adminPort?: number;
+}
+
+/** Adds `run` and `validate` to `program`. */
+export function registerGatewayCommands(program: Command, run: CommandRunner, io: CliIo): void {
+  program
+    .command('run')
+    .description('start the gateway on a configuration file')
+    .option('-c, --config <file>', 'the configuration file', 'config/gateway.yaml')
+    .option(
+      '--admin-port <port>',
+      "the admin API's port, instead of admin.port of the file (0: any free port)",
+      integerValue(0, 65535),
+    )
+    .addHelpText(
+      'after',
+      `
+Logs JSON lines on standard output. SIGHUP reloads the file; SIGINT/SIGTERM drain and stop the
+gateway (exit 0 when clean); a second signal exits at once (exit 1).
+
+Examples:
+  $ jms-gateway run
+  $ jms-gateway run --config /etc/jms-gateway/gateway.yaml --admin-port 9000`,
+    )
+    .action(run((options: RunOptions) => runGateway(options)));
+
+  program
+    .command('validate')
+    .description('check a configuration file without starting or connecting to anything')
+    .argument('[file]', 'the configuration file (or --config FILE)')
+    .option('-c, --config <file>', 'the configuration file')
+    .addHelpText(
+      'after',
+      `
+Prints ok (exit 0), or every problem as file:line:col: path: message (exit 1).
+
+Examples:
+  $ jms-gateway validate gateway.yaml
+  $ jms-gateway validate --config /config/gateway.yaml`,
+    )
+    .action(
+      run(async (file: string | undefined, options: { config?: string }) => {
+        if (file !== undefined && options.config !== undefined && file !== options.config)
+          return usage(program, io, `give the file once: '${file}' or --config '${options.config}'`);
+        const path = file ?? options.config;
+        if (path === undefined) return usage(program, io, "missing configuration file: 'validate FILE'");
+        return validateFile(path, io);
+      }),
+    );
+}
+
+function usage(program: Command, io: CliIo, problem: string): number {
+  io.stderr(`error: ${problem} (see '${program.name()} validate --help')\n`);
+  return 2;
+}
+
+/** Prints each problem of `file`, then how many there are. */
+function printProblems(io: CliIo, file: string, problems: readonly string[]): void {
+  const count = problems.length;
+  io.stderr(`${problems.join('\n')}\n${count} problem${count === 1 ? '' : 's'} in '${file}'\n`);
+}
+
+/** `validate FILE`: everything `run` would refuse, found without connecting to anything. */
+async function validateFile(file: string, io: CliIo): Promise<number> {
+  const [{ builtinRegistry }, { checkConfigFile }] = await Promise.all([
+    import('../../connectors/index.js'),
+    import('../gateway/index.js'),
+  ]);
+  const checked = await checkConfigFile(file, builtinRegistry);
+  if (!checked.ok) {
+    printProblems(io, file, checked.errors);
+    return 1;
+  }
+  io.stdout('ok\n');
+  return 0;
+}
+
+/** Runs the gateway until a signal stops it; resolves to the exit code. */
+async function runGateway(options: RunOptions): Promise<number> {
+  const [{ pino }, { builtinRegistry }, { ConfigError, loadConfig }, gatewayModule] = await Promise.all([
+    import('pino'),
+    import('../../connectors/index.js'),
+    import('../config/load-config.js'),
+    import('../gateway/index.js'),
+  ]);
+  const { reloadOnSignal, reloadSourceOf } = gatewayModule;
+  let loaded;
+  try {
+    loaded = await loadConfig(options.config, { registry: builtinRegistry });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      const count = error.problems.length;
+      process.stderr.write(
+        `${error.problems.join('\n')}\n${count} problem${count === 1 ? '' : 's'} in '${options.config}'\n`,
+      );
+    } else {
+      process.stderr.write(`cannot read configuration '${options.config}': ${(error as Error).message}\n`);
+    }
+    return 1;
+  }
+  const { config } = loaded;
+  const logger = pino({ name: 'jms-gateway' });
+  let gateway: Gateway;
+  try {
+    gateway = await gatewayModule.Gateway.start(config, logger, {
+      ...(options.adminPort === undefined ? {} : { adminPort: options.adminPort }),
+      loadConfig: () => reloadSourceOf(options.config, builtinRegistry),
+    });
+  } catch (error) {
+    logger.error({ err: error }, 'cannot start the gateway');
+    return 1;
+  }
+  logger.info(
+    {
+      config: options.config,
+      destinations: gateway.engine.destinations().length,
+      bridges: gateway.bridgeNames.length,
+      admin: gateway.adminUrl,
+      version: await packageVersion(),
+    },
+    'gateway ready',
+  );
+
+  process.on('SIGHUP', reloadOnSignal(gateway, logger));
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      stopping = true;
+      const deadlineMs = gateway.shutdownDeadlineMs;
+      logger.info({ signal, deadlineMs }, 'stopping');
+      gateway.stop(deadlineMs).then(
+        ({ clean }) => {
+          logger.info({ clean }, 'stopped');
+          resolve(clean ? 0 : 1);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'stop failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+}
