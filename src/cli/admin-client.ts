@@ -19,6 +19,7 @@ export class AdminApiError extends Error {
   }
 }
 
+/** Requests to one gateway's admin API, with its token when there is one; errors say how to fix them. */
 export class AdminClient {
   readonly #base: string;
   readonly #token: string | undefined;

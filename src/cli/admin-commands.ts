@@ -73,7 +73,7 @@ interface SendOptions {
   body?: string;
   file?: string;
   message?: string;
-  property: [string, string][];
+  property?: [string, string][];
   priority?: number;
   count: number;
   ids?: boolean;
@@ -92,7 +92,7 @@ function registerSend(program: Command, run: CommandRunner, io: CliIo): void {
         '--message <file>',
         'the message in the JSON message form (docs/selectors.md); --body and --property override it',
       )
-      .option('-p, --property <name=value>', 'a string property; repeat for more', namedValue, [])
+      .option('-p, --property <name=value>', 'a string property; repeat for more', namedValue)
       .option('--priority <0-9>', 'JMSPriority of the message', integerValue(0, 9))
       .option('--count <n>', 'send the message this many times, in order', integerValue(1), 1)
       .option('--ids', 'print the JMSMessageID of each message sent, one a line')
@@ -405,7 +405,7 @@ async function messageToSend(options: SendOptions, io: CliIo): Promise<unknown> 
   if (options.body !== undefined) message.body = options.body;
   if (options.file !== undefined) message.body = await readText(options.file, 'body', io);
   const properties = { ...((message.properties as Record<string, unknown> | undefined) ?? {}) };
-  for (const [name, value] of options.property) properties[name] = value;
+  for (const [name, value] of options.property ?? []) properties[name] = value;
   message.properties = properties;
   if (options.priority !== undefined) {
     const headers = (message.headers ?? {}) as Record<string, unknown>;

@@ -10,6 +10,7 @@ import { Command, type ParseOptionsResult } from 'commander';
 /** What an option looks like: `-x`, `-abc`, `--name`, `--name=value`. */
 const OPTION_SHAPED = /^(-[A-Za-z0-9]+|--[A-Za-z][\w-]*(=[\s\S]*)?)$/;
 
+/** A commander command whose subcommands are CliCommands too, and which reads dashed operands as operands. */
 export class CliCommand extends Command {
   override createCommand(name?: string): CliCommand {
     return new CliCommand(name);

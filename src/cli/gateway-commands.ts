@@ -127,19 +127,10 @@ async function runGateway(options: RunOptions): Promise<number> {
     logger.error({ err: error }, 'cannot start the gateway');
     return 1;
   }
-  logger.info(
-    {
-      config: options.config,
-      destinations: gateway.engine.destinations().length,
-      bridges: gateway.bridgeNames.length,
-      admin: gateway.adminUrl,
-      version: await packageVersion(),
-    },
-    'gateway ready',
-  );
-
+  const version = await packageVersion();
+  // The handlers come before the ready line: whoever waits for it may signal at once.
   process.on('SIGHUP', reloadOnSignal(gateway, logger));
-  return new Promise<number>((resolve) => {
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) {
@@ -163,4 +154,15 @@ async function runGateway(options: RunOptions): Promise<number> {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
+  logger.info(
+    {
+      config: options.config,
+      destinations: gateway.engine.destinations().length,
+      bridges: gateway.bridgeNames.length,
+      admin: gateway.adminUrl,
+      version,
+    },
+    'gateway ready',
+  );
+  return stopped;
 }
