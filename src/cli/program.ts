@@ -35,7 +35,7 @@ Examples:
   $ jms-gateway bridge pause orders-to-kafka
   $ jms-gateway <command> --help`;
 
-/** Builds the program; `run` receives each action's exit code. */
+/** Builds the program; `exitWith` receives the exit code of the action that ran. */
 export function buildProgram(io: CliIo, version: string, exitWith: (code: number) => void): CliCommand {
   const run: CommandRunner =
     (action) =>
@@ -62,13 +62,14 @@ export function buildProgram(io: CliIo, version: string, exitWith: (code: number
   program
     .command('version')
     .description('print the version (as --version)')
+    .addHelpText('after', '\nExamples:\n  $ jms-gateway version\n  $ jms-gateway --version')
     .action(
       run(() => {
         io.stdout(`${version}\n`);
         return Promise.resolve(EXIT.ok);
       }),
     );
-  // Help and usage lines show the full command path; every command says where to look.
+  // The same -h/--help wording on every command, whichever way it was added.
   for (const command of commandTree(program)) command.helpOption('-h, --help', 'show help');
   return program;
 }
