@@ -7,6 +7,7 @@ import type { BridgeView } from '../admin/bridge-control.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 import { type CliIo, OperationError } from './cli-io.js';
 import type { CommandRunner } from './command-runner.js';
+import { httpUrlValue } from './option-values.js';
 
 /** What each control action does, for the help and for what the command prints. */
 const ACTIONS = {
@@ -97,5 +98,6 @@ export function withAdminUrl(command: Command): Command {
   return command.option(
     '--url <url>',
     "the gateway's admin API (default: $JMS_GATEWAY_ADMIN_URL or http://127.0.0.1:8161)",
+    httpUrlValue,
   );
 }

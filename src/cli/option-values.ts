@@ -33,3 +33,11 @@ export function choiceValue<T extends string>(choices: readonly T[]): (text: str
     return text as T;
   };
 }
+
+/** An http:// or https:// address, such as the admin API's. */
+export function httpUrlValue(text: string): string {
+  const protocol = URL.canParse(text) ? new URL(text).protocol : '';
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new InvalidArgumentError('expected an http:// or https:// address, like http://127.0.0.1:8161');
+  return text;
+}

@@ -301,6 +301,15 @@ test('cli admin commands - clear errors: no gateway, wrong token, bad usage', as
     [['send', 'q', '--body', 'a', '--file', 'b'], /cannot be used with option '--file <file>'/],
     [['status', '--jsno'], /^error: unknown option '--jsno' \(did you mean --json\?\)$/],
     [['reload', 'extra'], /^error: too many arguments for 'reload'/],
+    [
+      ['status', '--url', '127.0.0.1:8161'],
+      /argument '127.0.0.1:8161' is invalid: expected an http:\/\/ or https:\/\/ address/,
+    ],
+    [
+      ['status', '--url', 'not a url'],
+      /argument 'not a url' is invalid: expected an http:\/\/ or https:\/\/ address/,
+    ],
+    [['bridge', 'list', '--url', 'ftp://host'], /argument 'ftp:\/\/host' is invalid: expected an http:\/\//],
   ] as const) {
     const usage = capture(env);
     assert.equal(await adminCommand(argv[0], argv.slice(1), usage.io), 2, argv.join(' '));
