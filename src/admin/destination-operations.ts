@@ -48,6 +48,21 @@ export class DestinationOperations {
     }
   }
 
+  /**
+   * How many available messages of a queue a browse (or a move) through `selector` would see: a
+   * long move or replay asks first, to show its progress against a total.
+   */
+  count(queue: string, selector: string | null): number {
+    const session = this.#connection.createSession();
+    try {
+      // A count never creates the queue it asks about.
+      const handle = this.#existing(queueHandle(queue).toString());
+      return session.createBrowser(handle as Queue, selector).getEnumeration().length;
+    } finally {
+      void session.close();
+    }
+  }
+
   /** Sends a message; resolves when it is stored (persistent) or queued. */
   async send(destination: string, message: Message): Promise<string> {
     const session = this.#connection.createSession();

@@ -165,6 +165,16 @@ export function adminRoutes(services: AdminServices): Route[] {
       },
     },
     {
+      method: 'GET',
+      path: '/destinations/{kind}/{name}/count',
+      summary:
+        'Counts the available messages of a queue a browse or move would see (?selector=...): {"count":n}.',
+      handle: ({ params, query }) =>
+        Promise.resolve({
+          body: { count: operations.count(destinationName(params), query.get('selector')) },
+        }),
+    },
+    {
       method: 'POST',
       path: '/destinations/{kind}/{name}/messages',
       summary: 'Sends a message given in the JSON message form.',

@@ -1,207 +1,358 @@
 /**
- * CLI commands that talk to a running gateway through its admin API: `send`, `browse`, `move`,
- * `replay`, `status`, `reload`. The API address comes from `--url` or JMS_GATEWAY_ADMIN_URL (default
- * http://127.0.0.1:8161); the token only from JMS_GATEWAY_ADMIN_TOKEN, never from the command
- * line where other users could see it.
+ * CLI commands that talk to a running gateway through its admin API: `status`, `send`, `browse`,
+ * `move`, `replay`, `reload`. Long ones (move, replay, send --count) show progress on standard
+ * error; every one exits 1 when it did not do all it was asked, and says what it did do.
  */
-import { parseArgs } from 'node:util';
+import { type Command, Option } from 'commander';
 import type { ReloadResult } from '../admin/routes.js';
+import { ERROR_ORIGIN } from '../bridge/error-message.js';
+import type { BridgeView } from '../admin/bridge-control.js';
+import { AdminClient, addressOf, destinationPath } from './admin-client.js';
+import { bridgeTable, withAdminUrl } from './bridge-commands.js';
+import { type CliIo, OperationError, UsageError } from './cli-io.js';
+import type { CommandRunner } from './command-runner.js';
+import { integerValue, namedValue } from './option-values.js';
+import { Progress } from './progress.js';
 
-/** Where a command writes; tests capture it. */
-export interface CommandIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readFile: (path: string) => Promise<string>;
-  env: Readonly<Record<string, string | undefined>>;
-  fetch: typeof fetch;
-}
-
-export const ADMIN_COMMANDS = ['send', 'browse', 'move', 'replay', 'status', 'reload'] as const;
-export type AdminCommand = (typeof ADMIN_COMMANDS)[number];
-
+/** Messages moved per request: each request is one transaction on the gateway. */
 const MOVE_STEP = 500;
 
-class AdminClient {
-  constructor(
-    private readonly base: string,
-    private readonly token: string | undefined,
-    private readonly io: CommandIo,
-  ) {}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-  /** JSON of a 2xx answer, or of an answer with one of the `accepted` statuses; throws otherwise. */
-  async request(method: string, path: string, body?: unknown, accepted: number[] = []): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await this.io.fetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          'content-type': 'application/json',
-          ...(this.token ? { authorization: `Bearer ${this.token}` } : {}),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (error) {
-      throw new Error(
-        `cannot reach the gateway's admin API at ${this.base}: ${(error as Error).message} (start the gateway, or set --url / JMS_GATEWAY_ADMIN_URL)`,
-      );
-    }
-    const text = await response.text();
-    const json = text ? (JSON.parse(text) as unknown) : null;
-    if (!response.ok && !accepted.includes(response.status)) {
-      const message = (json as { error?: { message?: string } } | null)?.error?.message ?? text;
-      const hint = response.status === 401 ? ' (set JMS_GATEWAY_ADMIN_TOKEN)' : '';
-      throw new Error(`${method} ${path} failed with ${response.status}: ${message}${hint}`);
-    }
-    return json;
-  }
+/** Adds the commands for a running gateway to `program`. */
+export function registerAdminCommands(program: Command, run: CommandRunner, io: CliIo): void {
+  registerStatus(program, run, io);
+  registerSend(program, run, io);
+  registerBrowse(program, run, io);
+  registerMove(program, run, io);
+  registerReload(program, run, io);
 }
 
-/** `queue://name`, `topic://name` or a bare queue name → `kind/name` for API paths. */
-/** A destination named on the command line: `queue://x` or `topic://x`, and a bare name is a queue. */
-function parseNamed(destination: string): { kind: string; name: string } {
-  const match = /^(queue|topic):\/\/(.+)$/.exec(destination);
-  return match ? { kind: match[1]!, name: match[2]! } : { kind: 'queue', name: destination };
-}
+function registerStatus(program: Command, run: CommandRunner, io: CliIo): void {
+  withAdminUrl(
+    program
+      .command('status')
+      .description('destinations and bridges of a running gateway at a glance')
+      .option(
+        '--json',
+        'print {destinations, totals, bridges} as JSON (shapes of GET /destinations and GET /bridges)',
+      ),
+  )
+    .addHelpText(
+      'after',
+      `
+Pending messages are broken down by cause, one column per cause the gateway reports.
 
-function apiPath(destination: string): string {
-  const { kind, name } = parseNamed(destination);
-  return `/destinations/${kind}/${encodeURIComponent(name)}`;
-}
-
-/** A move or replay target as the API takes it: `origin`, or a destination address. */
-function moveTarget(to: string): string {
-  if (to === 'origin') return to;
-  const { kind, name } = parseNamed(to);
-  return `${kind}://${name}`;
-}
-
-/** Runs one admin command; returns the exit code (0 ok, 1 failed, 2 usage). */
-export async function adminCommand(command: AdminCommand, argv: string[], io: CommandIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        selector: { type: 'string' },
-        limit: { type: 'string' },
-        body: { type: 'string' },
-        file: { type: 'string' },
-        message: { type: 'string' },
-        property: { type: 'string', multiple: true },
-        count: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    io.stderr(`${(error as Error).message}\n${USAGE[command]}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const client = new AdminClient(
-    values.url ?? io.env.JMS_GATEWAY_ADMIN_URL ?? 'http://127.0.0.1:8161',
-    io.env.JMS_GATEWAY_ADMIN_TOKEN,
-    io,
-  );
-  const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-    io.stderr(`--limit '${values.limit}' is not valid (expected an integer >= 1)`);
-    return 2;
-  }
-  try {
-    switch (command) {
-      case 'send': {
-        const [destination] = positionals;
-        if (!destination) return usage(io, command);
-        const message = await messageToSend(values, io);
-        const count = Number(values.count ?? 1);
-        for (let i = 0; i < count; i++) {
-          const { messageId } = (await client.request(
-            'POST',
-            `${apiPath(destination)}/messages`,
-            message,
-          )) as { messageId: string };
-          io.stdout(messageId);
+Examples:
+  $ jms-gateway status
+  $ jms-gateway status --json | jq '.destinations[] | select(.messagesPending > 0)'
+  $ jms-gateway status --url http://gateway-host:8161`,
+    )
+    .action(
+      run(async (options: { url?: string; json?: boolean }) => {
+        const client = new AdminClient(options.url, io);
+        const { destinations, totals } = (await client.request('GET', '/destinations')) as {
+          destinations: DestinationView[];
+          totals: unknown;
+        };
+        const bridges = (await client.request('GET', '/bridges')) as BridgeView[];
+        if (options.json) {
+          io.stdout(`${JSON.stringify({ destinations, totals, bridges }, null, 2)}\n`);
+          return 0;
         }
+        const lines = destinationTable(destinations);
+        if (bridges.length > 0) lines.push('', ...bridgeTable(bridges));
+        io.stdout(`${lines.join('\n')}\n`);
         return 0;
-      }
-      case 'browse': {
-        const [queue] = positionals;
-        if (!queue) return usage(io, command);
-        const query = new URLSearchParams();
-        if (values.selector) query.set('selector', values.selector);
-        query.set('limit', String(limit ?? 100));
-        const messages = (await client.request(
-          'GET',
-          `${apiPath(queue)}/messages?${query.toString()}`,
-        )) as MessageView[];
-        if (values.json) io.stdout(JSON.stringify(messages, null, 2));
-        else for (const message of messages) io.stdout(describeMessage(message));
-        if (!values.json) io.stderr(`${messages.length} message${messages.length === 1 ? '' : 's'}`);
-        return 0;
-      }
-      case 'move':
-      case 'replay': {
-        const [from, named] =
-          command === 'replay' ? [positionals[0], positionals[1] ?? 'origin'] : positionals;
-        if (!from || !named) return usage(io, command);
-        const to = moveTarget(named);
-        let moved = 0;
-        // In steps, so a long replay shows progress and each step is its own transaction.
-        for (;;) {
-          const step = Math.min(MOVE_STEP, (limit ?? Infinity) - moved);
-          const body: Record<string, unknown> = { to, limit: step };
-          if (values.selector) body.selector = values.selector;
-          const result = (await client.request('POST', `${apiPath(from)}/move`, body)) as { moved: number };
-          moved += result.moved;
-          if (result.moved > 0) io.stderr(`moved ${moved}…`);
-          if (result.moved < step || moved >= (limit ?? Infinity)) break;
+      }),
+    );
+}
+
+interface SendOptions {
+  url?: string;
+  body?: string;
+  file?: string;
+  message?: string;
+  property?: [string, string][];
+  priority?: number;
+  count: number;
+  ids?: boolean;
+  json?: boolean;
+}
+
+function registerSend(program: Command, run: CommandRunner, io: CliIo): void {
+  withAdminUrl(
+    program
+      .command('send')
+      .description('send messages to a destination of a running gateway')
+      .argument('<destination>', 'queue://name, topic://name, or a bare queue name')
+      .addOption(new Option('--body <text>', 'the body, as text').conflicts(['file']))
+      .option('--file <file>', "the body: the file's text")
+      .option(
+        '--message <file>',
+        'the message in the JSON message form (docs/selectors.md); --body and --property override it',
+      )
+      .option('-p, --property <name=value>', 'a string property; repeat for more', namedValue)
+      .option('--priority <0-9>', 'JMSPriority of the message', integerValue(0, 9))
+      .option('--count <n>', 'send the message this many times, in order', integerValue(1), 1)
+      .option('--ids', 'print the JMSMessageID of each message sent, one a line')
+      .option('--json', 'print {destination, sent, messageIds} as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+Prints a summary (sent N messages to ...); with --count, progress goes to standard error.
+
+Examples:
+  $ jms-gateway send orders --body '<order id="1"/>' --property region=eu
+  $ jms-gateway send topic://prices --message price.json --priority 7
+  $ jms-gateway send orders --file order.xml --count 10000
+  $ jms-gateway send orders --body test --ids`,
+    )
+    .action(
+      run(async (destination: string, options: SendOptions) => {
+        const client = new AdminClient(options.url, io);
+        const message = await messageToSend(options, io);
+        const address = addressOf(destination);
+        const progress = options.count > 1 ? new Progress(io, 'sent', options.count) : undefined;
+        const ids: string[] = [];
+        let failure: unknown;
+        try {
+          while (ids.length < options.count) {
+            const { messageId } = (await client.request(
+              'POST',
+              `${destinationPath(destination)}/messages`,
+              message,
+            )) as { messageId: string };
+            ids.push(messageId);
+            progress?.update(ids.length);
+          }
+        } catch (error) {
+          failure = error;
         }
-        io.stdout(
-          `moved ${moved} message${moved === 1 ? '' : 's'} from ${from} to ${to === 'origin' ? 'their origins' : to}`,
+        progress?.finish(ids.length);
+        if (options.json) {
+          io.stdout(
+            `${JSON.stringify({ destination: address, sent: ids.length, messageIds: ids }, null, 2)}\n`,
+          );
+        } else if (options.ids) {
+          if (ids.length > 0) io.stdout(`${ids.join('\n')}\n`);
+        } else if (failure === undefined) {
+          io.stdout(
+            `sent ${plural(ids.length, 'message')} to ${address}${ids.length === 1 ? `: ${ids[0]}` : ''}\n`,
+          );
+        }
+        if (failure === undefined) return 0;
+        const reason = (failure as Error).message;
+        if (ids.length === 0) throw new OperationError(reason);
+        throw new OperationError(
+          `sent ${ids.length} of ${plural(options.count, 'message')} to ${address}, then: ${reason}`,
         );
-        return 0;
-      }
-      case 'reload': {
-        if (positionals.length > 0) return usage(io, command);
+      }),
+    );
+}
+
+function registerBrowse(program: Command, run: CommandRunner, io: CliIo): void {
+  withAdminUrl(
+    program
+      .command('browse')
+      .description('show the available messages of a queue in delivery order, without taking them')
+      .argument('<queue>', 'queue://name or a bare queue name')
+      .option('--selector <selector>', 'only messages this selector selects')
+      .option('--limit <n>', 'at most this many messages', integerValue(1), 100)
+      .option('--json', 'print the messages as a JSON array in the JSON message form'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ jms-gateway browse orders.errors
+  $ jms-gateway browse orders.errors --selector "JMS_ErrorReason LIKE 'poison%'" --json
+  $ jms-gateway browse orders --limit 5`,
+    )
+    .action(
+      run(
+        async (
+          queue: string,
+          options: { url?: string; selector?: string; limit: number; json?: boolean },
+        ) => {
+          const query = new URLSearchParams();
+          if (options.selector) query.set('selector', options.selector);
+          query.set('limit', String(options.limit));
+          const messages = (await new AdminClient(options.url, io).request(
+            'GET',
+            `${destinationPath(queue)}/messages?${query.toString()}`,
+          )) as MessageView[];
+          if (options.json) {
+            io.stdout(`${JSON.stringify(messages, null, 2)}\n`);
+            return 0;
+          }
+          for (const message of messages) io.stdout(`${describeMessage(message)}\n`);
+          io.stderr(`${plural(messages.length, 'message')}\n`);
+          return 0;
+        },
+      ),
+    );
+}
+
+interface MoveOptions {
+  url?: string;
+  selector?: string;
+  limit?: number;
+  json?: boolean;
+}
+
+function registerMove(program: Command, run: CommandRunner, io: CliIo): void {
+  const moveOptions = (command: Command) =>
+    withAdminUrl(
+      command
+        .option('--selector <selector>', 'only messages this selector selects')
+        .option('--limit <n>', 'at most this many messages', integerValue(1))
+        .option('--json', 'print {from, to, total, moved, withoutOrigin} as JSON'),
+    );
+  moveOptions(
+    program
+      .command('move')
+      .description('move the available messages of a queue to another destination')
+      .argument('<from>', 'the queue to take them from (queue://name or a bare name)')
+      .argument('<to>', 'where they go: queue://name, topic://name or a bare queue name'),
+  )
+    .addHelpText(
+      'after',
+      `
+Moves in transactions of ${MOVE_STEP}: a failure leaves the messages of its batch where they were.
+
+Examples:
+  $ jms-gateway move orders.errors queue://orders.retry --selector "region = 'eu'"
+  $ jms-gateway move orders.stuck orders --limit 100`,
+    )
+    .action(run((from: string, to: string, options: MoveOptions) => moveMessages(from, to, options, io)));
+
+  moveOptions(
+    program
+      .command('replay')
+      .description("move the messages of an error destination back to each message's origin")
+      .argument('<error-queue>', 'the error destination (queue://name or a bare name)')
+      .argument('[to]', "a destination for all of them instead of each message's origin", 'origin'),
+  )
+    .addHelpText(
+      'after',
+      `
+The origin is the message's ${ERROR_ORIGIN} property. Messages without one stay in the error
+destination and the replay exits 1 saying how many; give them a destination with 'move'.
+
+Examples:
+  $ jms-gateway replay orders.errors
+  $ jms-gateway replay orders.errors --selector "JMS_ErrorOrigin NOT LIKE 'bridge://%'"
+  $ jms-gateway replay orders.errors queue://orders.in --selector "JMS_ErrorBridge = 'amqp-orders'"`,
+    )
+    .action(run((from: string, to: string, options: MoveOptions) => moveMessages(from, to, options, io)));
+}
+
+/**
+ * Moves (or, with `to` = `origin`, replays) in steps of MOVE_STEP, each its own transaction on
+ * the gateway, against a total counted first; messages without an origin are counted apart, as a
+ * replay leaves them where they are.
+ */
+async function moveMessages(from: string, to: string, options: MoveOptions, io: CliIo): Promise<number> {
+  const client = new AdminClient(options.url, io);
+  const source = addressOf(from);
+  const target = to === 'origin' ? 'origin' : addressOf(to);
+  const count = async (selector: string | undefined) => {
+    const query = selector ? `?${new URLSearchParams({ selector }).toString()}` : '';
+    return ((await client.request('GET', `${destinationPath(from)}/count${query}`)) as { count: number })
+      .count;
+  };
+  const matching = await count(options.selector);
+  const withoutOrigin =
+    target === 'origin' ? await count(both(options.selector, `${ERROR_ORIGIN} IS NULL`)) : 0;
+  const total = Math.min(options.limit ?? Infinity, matching - withoutOrigin);
+  const progress = new Progress(io, 'moved', total);
+  let moved = 0;
+  try {
+    while (moved < total) {
+      // Up to the total counted: a replay whose messages fail again and come back is not replayed twice.
+      const step = Math.min(MOVE_STEP, total - moved);
+      const body: Record<string, unknown> = { to: target, limit: step };
+      if (options.selector) body.selector = options.selector;
+      const result = (await client.request('POST', `${destinationPath(from)}/move`, body)) as {
+        moved: number;
+      };
+      moved += result.moved;
+      progress.update(moved);
+      if (result.moved < step) break;
+    }
+  } catch (error) {
+    progress.finish(moved);
+    const left = matching - moved;
+    throw new OperationError(
+      `stopped after moving ${moved} of ${plural(total, 'message')}: ${(error as Error).message}; ${plural(left, 'message')} not moved ${left === 1 ? 'is' : 'are'} still in ${source}`,
+    );
+  }
+  progress.finish(moved);
+  if (options.json) {
+    io.stdout(`${JSON.stringify({ from: source, to: target, total, moved, withoutOrigin }, null, 2)}\n`);
+  } else {
+    io.stdout(
+      `moved ${plural(moved, 'message')} from ${from} to ${target === 'origin' ? 'their origins' : target}\n`,
+    );
+  }
+  if (withoutOrigin === 0) return 0;
+  io.stderr(
+    `${plural(withoutOrigin, 'message')} had no origin (no ${ERROR_ORIGIN} property) and stayed in ${source}; give ${withoutOrigin === 1 ? 'it' : 'them'} a destination: jms-gateway move ${from} DESTINATION --selector "${ERROR_ORIGIN} IS NULL"\n`,
+  );
+  return 1;
+}
+
+/** Both selectors, either of which may be absent. */
+function both(selector: string | undefined, condition: string): string {
+  return selector ? `(${selector}) AND ${condition}` : condition;
+}
+
+function registerReload(program: Command, run: CommandRunner, io: CliIo): void {
+  withAdminUrl(
+    program
+      .command('reload')
+      .description("re-read the running gateway's configuration file and apply it")
+      .option('--json', 'print what the reload did as JSON (the answer of POST /reload)'),
+  )
+    .addHelpText(
+      'after',
+      `
+Changed bridges restart without loss, the rest is untouched. An invalid file changes nothing:
+the problems are printed (file:line:col: path: message) and the command exits 1.
+
+Examples:
+  $ jms-gateway reload
+  $ jms-gateway reload --json`,
+    )
+    .action(
+      run(async (options: { url?: string; json?: boolean }) => {
         // 422 is an answer, not a failure of the request: the problems are in the body.
-        const result = (await client.request('POST', '/reload', undefined, [422])) as ReloadResult;
-        for (const warning of result.warnings) io.stderr(`warning: ${warning}`);
+        const result = (await new AdminClient(options.url, io).request(
+          'POST',
+          '/reload',
+          undefined,
+          [422],
+        )) as ReloadResult;
+        if (options.json) {
+          io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+          return result.reloaded ? 0 : 1;
+        }
+        for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
         if (!result.reloaded) {
-          for (const error of result.errors) io.stderr(error);
-          io.stderr('not reloaded: the gateway keeps running its previous configuration');
+          for (const error of result.errors) io.stderr(`${error}\n`);
+          io.stderr('not reloaded: the gateway keeps running its previous configuration\n');
           return 1;
         }
         const list = (names: string[]) => (names.length === 0 ? '-' : names.join(', '));
         io.stdout(
-          `reloaded: added ${list(result.added)}; removed ${list(result.removed)}; restarted ${list(result.restarted)}; unchanged ${list(result.unchanged)}`,
+          `reloaded: added ${list(result.added)}; removed ${list(result.removed)}; restarted ${list(result.restarted)}; unchanged ${list(result.unchanged)}\n`,
         );
-        if (result.created.length > 0) io.stdout(`created ${result.created.join(', ')}`);
+        if (result.created.length > 0) io.stdout(`created ${result.created.join(', ')}\n`);
         return 0;
-      }
-      case 'status': {
-        const { destinations } = (await client.request('GET', '/destinations')) as {
-          destinations: DestinationView[];
-        };
-        const bridges = (await client.request('GET', '/bridges')) as BridgeView[];
-        for (const line of destinationTable(destinations)) io.stdout(line);
-        if (bridges.length > 0) {
-          io.stdout('\nbridge                    status        in       out   retried  dead-lettered');
-          for (const b of bridges) {
-            const c = b.counters;
-            io.stdout(
-              `${b.name.padEnd(24)} ${b.status.padEnd(12)} ${String(c.in ?? 0).padStart(6)} ${String(c.out ?? 0).padStart(9)} ${String(c.retried ?? 0).padStart(9)} ${String(c.deadLettered ?? 0).padStart(14)}`,
-            );
-          }
-        }
-        return 0;
-      }
-    }
-  } catch (error) {
-    io.stderr((error as Error).message);
-    return 1;
-  }
+      }),
+    );
 }
 
 interface MessageView {
@@ -245,34 +396,43 @@ function destinationTable(destinations: readonly DestinationView[]): string[] {
     ),
   ];
 }
-interface BridgeView {
-  name: string;
-  status: string;
-  counters: Record<string, number>;
+
+/** The message `send` posts: from --message, with --body, --file, --property and --priority applied. */
+async function messageToSend(options: SendOptions, io: CliIo): Promise<unknown> {
+  const message = options.message
+    ? await jsonFile(options.message, 'message', io)
+    : ({ type: 'text' } as Record<string, unknown>);
+  if (options.body !== undefined) message.body = options.body;
+  if (options.file !== undefined) message.body = await readText(options.file, 'body', io);
+  const properties = { ...((message.properties as Record<string, unknown> | undefined) ?? {}) };
+  for (const [name, value] of options.property ?? []) properties[name] = value;
+  message.properties = properties;
+  if (options.priority !== undefined) {
+    const headers = (message.headers ?? {}) as Record<string, unknown>;
+    message.headers = { ...headers, JMSPriority: options.priority };
+  }
+  return message;
 }
 
-async function messageToSend(
-  values: {
-    body?: string | undefined;
-    file?: string | undefined;
-    message?: string | undefined;
-    property?: string[] | undefined;
-  },
-  io: CommandIo,
-): Promise<unknown> {
-  const message = values.message
-    ? (JSON.parse(await io.readFile(values.message)) as Record<string, unknown>)
-    : { type: 'text' };
-  if (values.body !== undefined) message.body = values.body;
-  if (values.file !== undefined) message.body = await io.readFile(values.file);
-  const properties = { ...((message.properties as Record<string, unknown> | undefined) ?? {}) };
-  for (const pair of values.property ?? []) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new Error(`--property '${pair}' is not name=value`);
-    properties[pair.slice(0, at)] = pair.slice(at + 1);
+async function readText(path: string, what: string, io: CliIo): Promise<string> {
+  try {
+    return await io.readFile(path);
+  } catch (error) {
+    throw new UsageError(`cannot read ${what} file '${path}': ${(error as Error).message}`);
   }
-  message.properties = properties;
-  return message;
+}
+
+async function jsonFile(path: string, what: string, io: CliIo): Promise<Record<string, unknown>> {
+  const text = await readText(path, what, io);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${what} file '${path}' is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new UsageError(`${what} file '${path}' must hold a JSON object (the JSON message form)`);
+  return json as Record<string, unknown>;
 }
 
 function describeMessage(message: MessageView): string {
@@ -285,19 +445,4 @@ function describeMessage(message: MessageView): string {
     .join(' ');
   const body = typeof message.body === 'string' ? message.body : JSON.stringify(message.body ?? null);
   return `${id}  ${message.type}  ${properties}\n  ${body.length > 200 ? `${body.slice(0, 200)}…` : body}`;
-}
-
-const USAGE: Record<AdminCommand, string> = {
-  send: 'usage: jms-gateway send DESTINATION [--body TEXT | --file FILE | --message MSG.json] [--property name=value ...] [--count N]',
-  browse: 'usage: jms-gateway browse QUEUE [--selector SELECTOR] [--limit N] [--json]',
-  move: 'usage: jms-gateway move FROM_QUEUE TO_DESTINATION [--selector SELECTOR] [--limit N]  (a bare name is a queue)',
-  replay:
-    "usage: jms-gateway replay ERROR_QUEUE [TO_DESTINATION] [--selector SELECTOR] [--limit N]  (default: back to each message's origin)",
-  status: 'usage: jms-gateway status',
-  reload: 'usage: jms-gateway reload',
-};
-
-function usage(io: CommandIo, command: AdminCommand): number {
-  io.stderr(USAGE[command]);
-  return 2;
 }

@@ -1,86 +1,81 @@
 /**
  * `jms-gateway selector check|eval`: checks a message selector, or evaluates one against a
- * message written as JSON, offline (SEL-1..5). The main CLI passes the arguments after `selector`.
+ * message written as JSON, offline (SEL-1..5).
  */
-import { parseArgs } from 'node:util';
+import type { Command } from 'commander';
 import { InvalidSelectorError, MessageFormatError } from '../jms/errors.js';
 import type { Message } from '../jms/message/message.js';
 import { messageFromJson } from '../jms/message/message-json.js';
 import { parseSelector, type Explanation, type MessageSelector } from '../jms/selector/index.js';
+import type { CliIo } from './cli-io.js';
+import type { CommandRunner } from './command-runner.js';
 
-/** Where the command writes and how it reads files; tests pass their own. */
-export interface SelectorCommandIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  readFile: (path: string) => Promise<string>;
-}
-
-/** Printed for `--help` and with usage errors. */
-export const SELECTOR_USAGE = `usage: jms-gateway selector check SELECTOR
-       jms-gateway selector eval SELECTOR --message FILE [--body FILE]
-
-  check   parse SELECTOR: prints "ok", or the error with a caret under its column
-  eval    evaluate SELECTOR against the message in FILE (JSON: type, headers,
-          properties, body; see docs/selectors.md); --body FILE replaces the body with
-          the file's text (an XML document for XPath selectors). Prints TRUE, FALSE or
-          UNKNOWN, whether the message is selected, and the value of every part
-
-exit status:
-  check   0 valid, 1 invalid, 2 usage error
-  eval    0 selected (TRUE), 1 not selected (FALSE or UNKNOWN),
-          2 usage error, invalid selector, unreadable or invalid message file
-
-Quote the selector for the shell: jms-gateway selector check "color = 'red'".
-Put -- before a selector that starts with '-'.`;
+/** Where the command writes and how it reads files. */
+export type SelectorCommandIo = Pick<CliIo, 'stdout' | 'stderr' | 'readFile'>;
 
 const EXIT_OK = 0;
 const EXIT_NO = 1;
 const EXIT_USAGE = 2;
 
-/** Runs `selector <argv...>`; resolves to the exit status. */
-export async function selectorCommand(argv: string[], io: SelectorCommandIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        message: { type: 'string', short: 'm' },
-        body: { type: 'string', short: 'b' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    return usage(io, (error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout(`${SELECTOR_USAGE}\n`);
-    return EXIT_OK;
-  }
-  const [command, ...words] = positionals;
-  if (command === undefined) return usage(io, 'missing command: check or eval');
-  if (words.length === 0) return usage(io, `missing SELECTOR after '${command}'`);
-  // An unquoted selector arrives split into words; joining them back is what the user meant.
-  const text = words.join(' ');
-  switch (command) {
-    case 'check':
-      if (values.message !== undefined || values.body !== undefined) {
-        return usage(io, "--message and --body belong to 'eval', not 'check'");
-      }
-      return check(text, io);
-    case 'eval':
-      if (values.message === undefined) return usage(io, "'eval' needs --message FILE");
-      return evaluate(text, values.message, values.body, io);
-    default:
-      return usage(io, `unknown command '${command}' (expected check or eval)`);
-  }
-}
+/** Adds `selector check` and `selector eval` to `program`. */
+export function registerSelectorCommands(program: Command, run: CommandRunner, io: SelectorCommandIo): void {
+  const selector = program
+    .command('selector')
+    .description('check or evaluate a message selector, offline')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ jms-gateway selector check "color = 'red' AND weight > 10"
+  $ jms-gateway selector eval "JMSPriority > 3" --message msg.json`,
+    );
+  selector
+    .command('check')
+    .description('parse a selector: prints ok, or the error with a caret under its column')
+    .argument(
+      '<selector...>',
+      'the selector; quote it for the shell (an unquoted one is joined back with spaces)',
+    )
+    .addHelpText(
+      'after',
+      `
+Exit status: 0 valid, 1 invalid, 2 usage error.
+A selector may start with '-' ('-qty * 2 > 1'); one that looks like an option (-qty) needs -- before it.
 
-function usage(io: SelectorCommandIo, problem: string): number {
-  io.stderr(`${problem}\n${SELECTOR_USAGE}\n`);
-  return EXIT_USAGE;
+Examples:
+  $ jms-gateway selector check "color = 'red' AND weight > 10"
+  $ jms-gateway selector check '-qty * 2 > 1'
+  $ jms-gateway selector check -- -qty`,
+    )
+    .action(run((words: string[]) => Promise.resolve(check(words.join(' '), io))));
+  selector
+    .command('eval')
+    .description('evaluate a selector against a message given as JSON, explaining every part')
+    .argument('<selector...>', 'the selector; quote it for the shell')
+    .requiredOption(
+      '-m, --message <file>',
+      'the message in the JSON form (type, headers, properties, body; see docs/selectors.md)',
+    )
+    .option(
+      '-b, --body <file>',
+      "replace the body with the file's text (an XML document for XPath selectors)",
+    )
+    .addHelpText(
+      'after',
+      `
+Prints TRUE, FALSE or UNKNOWN, whether the message is selected, and the value of every part.
+Exit status: 0 selected (TRUE), 1 not selected (FALSE or UNKNOWN), 2 usage error, invalid
+selector, unreadable or invalid message file.
+
+Examples:
+  $ jms-gateway selector eval "JMSPriority > 3 AND color = 'red'" --message msg.json
+  $ jms-gateway selector eval "JMS_BEA_SELECT('xpath', '/order/@id') = '7'" -m msg.json --body order.xml`,
+    )
+    .action(
+      run((words: string[], options: { message: string; body?: string }) =>
+        evaluate(words.join(' '), options.message, options.body, io),
+      ),
+    );
 }
 
 function check(text: string, io: SelectorCommandIo): number {

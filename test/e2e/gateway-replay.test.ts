@@ -115,7 +115,7 @@ test(
       const replay = await runCli(['replay', 'orders.errors'], space.dir, { JMS_GATEWAY_ADMIN_URL: admin });
       assert.equal(replay.code, 0, replay.stderr);
       assert.match(replay.stdout, /moved 3 messages from orders\.errors to their origins/);
-      assert.match(replay.stderr, /moved 3…/, 'progress');
+      assert.match(replay.stderr, /^moved 3\/3 \(100%\)/m, 'progress against the total');
 
       assert.deepEqual(await browse(admin, 'orders.errors'), []);
       const replayed = await browse(admin, 'orders');

@@ -38,7 +38,10 @@ brokerTest(
   async ({ url }) => {
     const queue = `q-${randomUUID()}`;
     const user = connectionUser(url);
-    const source = new AmqpSource(config(url, { queue, declare: true, durable: false }), context);
+    const source = new AmqpSource(
+      config(url, { queue, declare: { queues: [{ name: queue, durable: false }] } }),
+      context,
+    );
     const sink = new AmqpSink(config(url, { queue }), context);
     const raw = await connect(url);
     try {

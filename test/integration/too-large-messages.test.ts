@@ -221,7 +221,7 @@ brokerTest(
 function amqpSink(url: string, queue: string, fields: Record<string, unknown> = {}): AmqpSink {
   const { config, errors } = resolveConfig(
     amqpConnector.config,
-    { url, queue, declare: true, durable: false, ...fields },
+    { url, queue, declare: { queues: [{ name: queue, durable: false }] }, ...fields },
     'endpoint',
   );
   assert.deepEqual(errors, []);

@@ -191,6 +191,30 @@ test('admin api - create, inspect, send, browse with a selector, delete a messag
   await t.close();
 });
 
+test('admin api - GET count gives how many available messages a browse or move through a selector would see', async () => {
+  const t = testEngine();
+  const server = await startAdminServer({ engine: t.engine, port: 0 });
+  try {
+    await t.engine.createQueue('counted');
+    for (const color of ['red', 'blue', 'red']) {
+      await call(`${server.url}/destinations/queue/counted/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ type: 'text', body: color, properties: { color } }),
+      });
+    }
+    assert.deepEqual((await call(`${server.url}/destinations/queue/counted/count`)).json, { count: 3 });
+    const red = await call(
+      `${server.url}/destinations/queue/counted/count?selector=${encodeURIComponent("color = 'red'")}`,
+    );
+    assert.deepEqual(red.json, { count: 2 });
+    assert.equal((await call(`${server.url}/destinations/queue/nowhere/count`)).status, 404);
+    assert.equal((await call(`${server.url}/destinations/queue/counted/count?selector=x%20%3D`)).status, 400);
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
 test('admin api - replay moves parked messages back to their origin with properties kept and delivery count reset', async () => {
   const t = testEngine();
   await t.engine.createQueue('errors');

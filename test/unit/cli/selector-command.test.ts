@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { caret, selectorCommand } from '../../../src/cli/selector-command.js';
+import { caret } from '../../../src/cli/selector-command.js';
+import { runCli } from '../../../src/cli/program.js';
 
 interface Run {
   code: number;
@@ -8,22 +9,27 @@ interface Run {
   stderr: string;
 }
 
+/** `jms-gateway selector <argv...>` in process, with `files` as the only readable files. */
 async function run(argv: string[], files: Record<string, string> = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const code = await selectorCommand(argv, {
+  const code = await runCli(['selector', ...argv], {
     stdout: (text) => {
       stdout += text;
     },
     stderr: (text) => {
       stderr += text;
     },
+    stderrIsTty: false,
     readFile: (path) => {
       const content = files[path];
       return content === undefined
         ? Promise.reject(new Error(`ENOENT: no such file or directory, open '${path}'`))
         : Promise.resolve(content);
     },
+    env: {},
+    fetch: () => Promise.reject(new Error('no network in this test')),
+    now: () => 0,
   });
   return { code, stdout, stderr };
 }
@@ -157,23 +163,46 @@ test('selector - cli eval reports bad inputs with exit 2 (SEL-5)', async () => {
   assert.match(noBody.stderr, /^cannot read body file 'b.xml'/);
 });
 
-test('selector - cli usage errors exit 2 with the usage text (SEL-5)', async () => {
-  for (const argv of [
-    [],
-    ['check'],
-    ['eval', 'a = 1'],
-    ['frobnicate', 'a = 1'],
-    ['check', 'a = 1', '--message', 'm.json'],
-    ['check', '--nope', 'a'],
-  ]) {
-    const result = await run(argv);
+test('selector - cli usage errors exit 2 with one line naming the problem (SEL-5)', async () => {
+  for (const [argv, problem] of [
+    [['check'], /missing required argument 'selector'/],
+    [['eval', 'a = 1'], /required option '-m, --message <file>' not specified/],
+    [['frobnicate', 'a = 1'], /unknown command 'frobnicate'/],
+    [['check', 'a = 1', '--message', 'm.json'], /unknown option '--message'/],
+    [['check', '--nope', 'a'], /unknown option '--nope'/],
+  ] as const) {
+    const result = await run([...argv]);
     assert.equal(result.code, 2, argv.join(' '));
-    assert.match(result.stderr, /usage: jms-gateway selector check SELECTOR/);
+    assert.match(result.stderr, problem);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
     assert.equal(result.stdout, '');
   }
-  const help = await run(['--help']);
+  const missing = await run([]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /Usage: jms-gateway selector/);
+  const help = await run(['check', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /exit status:/);
-  // A selector starting with '-' needs '--' before it.
+  assert.match(help.stdout, /Exit status: 0 valid, 1 invalid, 2 usage error/);
+  assert.match(help.stdout, /Examples:/);
+  // '--' makes an operand of what looks like an option.
   assert.equal((await run(['check', '--', '-1 < a'])).code, 0);
+  const dashed = await run(['check', '--', '-qty']);
+  assert.equal(dashed.code, 1, 'checked as a selector (and not a valid one)');
+  assert.match(dashed.stderr, /^invalid selector at column 1/);
+});
+
+test('selector - cli reads an operand starting with - as the selector, before or after options (SEL-5)', async () => {
+  assert.deepEqual(await run(['check', '-qty * 2 > 1']), { code: 0, stdout: 'ok\n', stderr: '' });
+  const evaluated = await run(['eval', "-weight < -10 OR color = 'red'", '--message', 'msg.json'], {
+    'msg.json': MESSAGE,
+  });
+  assert.equal(evaluated.code, 0, evaluated.stderr);
+  assert.match(evaluated.stdout, /^TRUE\nselected\n/);
+  const after = await run(['eval', '--message', 'msg.json', '-weight > 0'], { 'msg.json': MESSAGE });
+  assert.equal(after.code, 1, after.stderr);
+  assert.match(after.stdout, /^FALSE\n/);
+  // A word shaped like an option is one.
+  const optionLike = await run(['check', '-qty']);
+  assert.equal(optionLike.code, 2);
+  assert.match(optionLike.stderr, /^error: unknown option '-qty'\n$/);
 });
