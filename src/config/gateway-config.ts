@@ -7,6 +7,7 @@ import type { RetryDelay, ReconnectPolicy } from '../bridge/index.js';
 import type { OrderingMode, QualityOfService } from '../bridge/index.js';
 import type { ConnectionFactoryOptions } from '../jms/client/connection-factory.js';
 import type { DestinationOptions } from '../jms/destination/destination-options.js';
+import type { XPathLimits } from '../jms/selector/xpath/xpath-limits.js';
 import type { ConnectorDefinition } from '../spi/index.js';
 
 /** A queue or topic to create at start. */
@@ -88,6 +89,8 @@ export interface GatewayConfig {
       readonly destinationThreshold: number;
       readonly lag: number;
     };
+    /** Bounds on XPath work per message; every field has its default filled in. */
+    readonly xpath: XPathLimits;
   };
   readonly connectionFactory: Required<Omit<ConnectionFactoryOptions, 'clientId'>>;
   readonly destinations: {

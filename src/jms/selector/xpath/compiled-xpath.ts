@@ -2,22 +2,36 @@
  * One XPath expression of a selector, compiled once when the selector is parsed (SEL-4): by the
  * fast path when it is a simple path, and always by xpath.js, which validates the syntax and
  * evaluates everything the fast path does not cover.
+ *
+ * xpath.js evaluates without any bound: `//item[//item[//item[id = 199]]]` on a 200-item body
+ * makes some 24 million node tests. Every node an axis step looks at goes through its step's
+ * node test, so each step of the compiled expression gets a counting node test, and an evaluation
+ * that makes more than `maxSteps` of them (xpath-limits.ts) stops and answers as for a body that
+ * does not parse. The fast path is linear in the body and needs no budget.
  */
 import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { parsedBodyOf } from './parsed-body.js';
+import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
 
 interface XPathResult {
   stringValue(): string;
   booleanValue(): boolean;
 }
 interface XPathEvaluator {
+  /** The parsed expression tree. */
+  readonly expression: unknown;
   evaluate(options: { node: unknown }): XPathResult;
+}
+interface NodeTest {
+  matches(node: unknown, context: unknown): boolean;
 }
 interface XPathModule {
   parse(expression: string): XPathEvaluator;
+  /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
+  Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
 }
 
 // Loaded through require with a local interface: the package's typings pull the DOM library into
@@ -26,6 +40,51 @@ const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
 
 /** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
 export class InvalidXPathError extends Error {}
+
+/** Thrown by a counting node test when its evaluation is out of steps; a constant, caught in {@link budgeted}. */
+const OUT_OF_STEPS = Symbol('xpath evaluation out of steps');
+/** Node tests the running evaluation may still make. Evaluation is synchronous and never nested, so one counter serves all. */
+let stepsLeft = 0;
+
+/**
+ * Gives every location step in a parsed expression a node test that counts against
+ * {@link stepsLeft}. Each step gets its own wrapper: xpath.js shares node test objects between
+ * expressions (`node()`, `*`), which must stay untouched.
+ */
+function countNodeTests(tree: unknown): void {
+  const seen = new Set<object>();
+  const pending: unknown[] = [tree];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    for (const child of Object.values(value)) pending.push(child);
+    if (value instanceof xpath.Step) {
+      const test = value.nodeTest;
+      value.nodeTest = Object.create(test, {
+        matches: {
+          value: (node: unknown, context: unknown): boolean => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in budgeted().
+            if (--stepsLeft < 0) throw OUT_OF_STEPS;
+            return test.matches(node, context);
+          },
+        },
+      }) as NodeTest;
+    }
+  }
+}
+
+/** Runs `evaluate` with a fresh step budget; undefined when it ran out (counted and reported). */
+function budgeted<T>(expression: string, evaluate: () => T): T | undefined {
+  stepsLeft = xpathLimits().maxSteps;
+  try {
+    return evaluate();
+  } catch (error) {
+    if (error !== OUT_OF_STEPS) throw error;
+    reportXPathLimit('maxSteps', expression);
+    return undefined;
+  }
+}
 
 /** A tiny document to evaluate new expressions on once, so unknown functions are reported at parse time. */
 const PROBE = new DOMParser({ onError: () => undefined }).parseFromString('<probe/>', 'text/xml');
@@ -52,7 +111,9 @@ export class CompiledXPath {
         cause: error,
       });
     }
+    countNodeTests(this.#evaluator.expression);
     try {
+      stepsLeft = Number.MAX_SAFE_INTEGER;
       this.#evaluator.evaluate({ node: PROBE }).stringValue();
     } catch (error) {
       const message = describe(error);
@@ -86,7 +147,9 @@ export class CompiledXPath {
         return node === undefined ? null : emptyToNull(stringValue(document, node));
       }
       const dom = body.dom();
-      return dom === null ? null : emptyToNull(this.#evaluator.evaluate({ node: dom }).stringValue());
+      if (dom === null) return null;
+      const value = budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).stringValue());
+      return value === undefined ? null : emptyToNull(value);
     } catch {
       // xpath.js throws for some expressions on some documents; a selector never throws.
       return null;
@@ -105,7 +168,8 @@ export class CompiledXPath {
       if (!document) return null;
       if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
       const dom = body.dom();
-      return dom === null ? null : this.#evaluator.evaluate({ node: dom }).booleanValue();
+      if (dom === null) return null;
+      return budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).booleanValue()) ?? null;
     } catch {
       return null;
     }
