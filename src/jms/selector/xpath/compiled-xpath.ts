@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
+import { RECORD, type XmlDocument } from './xml-document.js';
 import { parsedBodyOf } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
 
@@ -32,11 +33,50 @@ interface XPathModule {
   parse(expression: string): XPathEvaluator;
   /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
   Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
+  /** The node-set class. */
+  XNodeSet: { prototype: NodeSet };
+}
+interface NodeSet {
+  nodes: unknown[];
+  size: number;
+  tree: unknown;
+  add(node: unknown): void;
 }
 
 // Loaded through require with a local interface: the package's typings pull the DOM library into
 // the whole program, and `parse` (compile once, evaluate many) is not in them anyway.
 const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
+
+/**
+ * xpath.js adds each node to a node-set after comparing it with every node already there, so a
+ * step selecting n nodes costs n² (40,000 items: seconds). Membership is kept in a set once a
+ * node-set grows past a few nodes, which makes adding O(1) with the same result: nodes unique
+ * by identity, in insertion order. Only this module loads xpath.js (version pinned), so the
+ * change of its prototype is confined to the gateway's own XPath evaluation.
+ */
+const members = new WeakMap<NodeSet, Set<unknown>>();
+const LINEAR_MEMBERSHIP = 16;
+xpath.XNodeSet.prototype.add = function add(this: NodeSet, node: unknown): void {
+  let seen = members.get(this);
+  if (seen === undefined) {
+    if (this.nodes.length < LINEAR_MEMBERSHIP) {
+      if (this.nodes.includes(node)) return;
+    } else {
+      seen = new Set(this.nodes);
+      members.set(this, seen);
+    }
+  }
+  if (seen !== undefined) {
+    if (seen.has(node)) return;
+    seen.add(node);
+  }
+  this.tree = null;
+  this.nodes.push(node);
+  this.size += 1;
+};
+
+/** What building the xmldom document costs per element or attribute, in node tests (measured: xmldom takes four to five times as long per node). */
+const DOM_STEPS_PER_NODE = 4;
 
 /** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
 export class InvalidXPathError extends Error {}
@@ -134,6 +174,19 @@ export class CompiledXPath {
   }
 
   /**
+   * Whether the xmldom document may be built for this body: building it costs about as much per
+   * node as {@link DOM_STEPS_PER_NODE} node tests, so a body whose DOM would cost more than the
+   * whole step budget is answered as over `maxSteps` without building it. Decided by the body
+   * alone, so every selector on it agrees.
+   */
+  #domAffordable(document: XmlDocument): boolean {
+    const nodes = document.tape.length / RECORD + document.attributes;
+    if (nodes * DOM_STEPS_PER_NODE <= xpathLimits().maxSteps) return true;
+    reportXPathLimit('maxSteps', this.expression);
+    return false;
+  }
+
+  /**
    * `JMS_BEA_SELECT('xpath', ...)`: the string value of the first selected node, or NULL when the
    * body is not text, does not parse, selects nothing, or selects a node with an empty value.
    */
@@ -146,6 +199,7 @@ export class CompiledXPath {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
       }
+      if (!this.#domAffordable(document)) return null;
       const dom = body.dom();
       if (dom === null) return null;
       const value = budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).stringValue());
@@ -167,6 +221,7 @@ export class CompiledXPath {
       const document = body?.document;
       if (!document) return null;
       if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
+      if (!this.#domAffordable(document)) return null;
       const dom = body.dom();
       if (dom === null) return null;
       return budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).booleanValue()) ?? null;

@@ -37,6 +37,8 @@ export interface XmlDocument {
   readonly tape: readonly number[];
   /** True when a prefixed name or a namespace declaration occurs: XPath name tests then depend on namespaces. */
   readonly namespaced: boolean;
+  /** How many attributes the body has in all (its elements are `tape.length / RECORD`). */
+  readonly attributes: number;
 }
 
 /** Why a body was refused: not well-formed (or a DTD), or over one of the limits. */
@@ -106,6 +108,7 @@ let tape: number[] = new Array<number>(INITIAL_SCRATCH).fill(0);
 let used = 0;
 let position = 0;
 let namespaced = false;
+let attributeTotal = 0;
 let maxDepth = 0;
 let maxAttributes = 0;
 /** The tape length {@link XPathLimits.maxElements} allows. */
@@ -129,6 +132,7 @@ function record(nameStart: number, nameEnd: number, tagEnd: number): number {
 function parseDocument(text: string): XmlDocument {
   namespaced = false;
   used = 0;
+  attributeTotal = 0;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (text.startsWith('<?xml', i)) {
     const after = text.charCodeAt(i + 5);
@@ -138,7 +142,7 @@ function parseDocument(text: string): XmlDocument {
   if (text.charCodeAt(i) !== LT || !isNameStart(text.charCodeAt(i + 1))) fail();
   parseElements(text, i);
   if (skipMisc(text, position) < text.length) fail();
-  return { text, tape: tape.slice(0, used), namespaced };
+  return { text, tape: tape.slice(0, used), namespaced, attributes: attributeTotal };
 }
 
 /** Skips white space, comments and processing instructions (what may surround the root). */
@@ -289,6 +293,7 @@ function parseStartTag(text: string, lt: number): number {
       attributeNames[attributes * 2 + 1] = attributeStop;
     }
     attributes++;
+    attributeTotal++;
     i = skipSpaces(text, attributeStop);
     if (text.charCodeAt(i) !== EQUALS) fail();
     i = skipSpaces(text, i + 1);
