@@ -14,7 +14,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { RECORD, type XmlDocument } from './xml-document.js';
-import { parsedBodyOf } from './parsed-body.js';
+import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
 
 interface XPathResult {
@@ -140,6 +140,8 @@ export class CompiledXPath {
   readonly expression: string;
   readonly #fast: FastPath | null;
   readonly #evaluator: XPathEvaluator;
+  /** The key of the boolean answer in a body's answers (the string answer's key is this object). */
+  readonly #testKey = {};
 
   /** Compiles `expression`; throws InvalidXPathError when it is not valid XPath 1.0. */
   constructor(expression: string) {
@@ -199,15 +201,23 @@ export class CompiledXPath {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
       }
-      if (!this.#domAffordable(document)) return null;
-      const dom = body.dom();
-      if (dom === null) return null;
-      const value = budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).stringValue());
-      return value === undefined ? null : emptyToNull(value);
+      const known = body.answers.get(this);
+      if (known !== undefined) return known as string | null;
+      const answer = this.#selectWithXPathJs(body, document);
+      body.answers.set(this, answer);
+      return answer;
     } catch {
       // xpath.js throws for some expressions on some documents; a selector never throws.
       return null;
     }
+  }
+
+  #selectWithXPathJs(body: ParsedBody, document: XmlDocument): string | null {
+    if (!this.#domAffordable(document)) return null;
+    const dom = body.dom();
+    if (dom === null) return null;
+    const value = budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).stringValue());
+    return value === undefined ? null : emptyToNull(value);
   }
 
   /**
@@ -221,13 +231,21 @@ export class CompiledXPath {
       const document = body?.document;
       if (!document) return null;
       if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
-      if (!this.#domAffordable(document)) return null;
-      const dom = body.dom();
-      if (dom === null) return null;
-      return budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).booleanValue()) ?? null;
+      const known = body.answers.get(this.#testKey);
+      if (known !== undefined) return known as boolean | null;
+      const answer = this.#testWithXPathJs(body, document);
+      body.answers.set(this.#testKey, answer);
+      return answer;
     } catch {
       return null;
     }
+  }
+
+  #testWithXPathJs(body: ParsedBody, document: XmlDocument): boolean | null {
+    if (!this.#domAffordable(document)) return null;
+    const dom = body.dom();
+    if (dom === null) return null;
+    return budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).booleanValue()) ?? null;
   }
 }
 

@@ -18,6 +18,13 @@ export class ParsedBody {
   readonly document: XmlDocument | null;
   /** Why {@link document} is null: `malformed`, or the limit the body is over; null when it parsed. */
   readonly refusal: XmlRefusal | null;
+  /**
+   * What each expression evaluated through xpath.js answered on this body, by the expression's
+   * compiled form: the answer depends on nothing else, and a queue may test the same message
+   * against the same consumer's selector many times, so an expensive (or over-budget) expression
+   * costs its work once per message.
+   */
+  readonly answers = new Map<object, string | boolean | null>();
   #dom: Document | null | undefined = undefined;
 
   constructor(source: string) {

@@ -26,7 +26,7 @@ export interface XPathLimits {
   /**
    * The most node tests one evaluation of one XPath expression may make (each node an axis step
    * looks at counts one), for expressions the fast path does not answer. A step costs about a
-   * microsecond, so the default keeps one evaluation within tens of ms. Default 100,000.
+   * microsecond, so the default keeps one evaluation within tens of ms. Default 25,000.
    */
   readonly maxSteps: number;
 }
@@ -37,7 +37,7 @@ export const DEFAULT_XPATH_LIMITS: XPathLimits = Object.freeze({
   maxDepth: 1_000,
   maxElements: 100_000,
   maxAttributes: 10_000,
-  maxSteps: 100_000,
+  maxSteps: 25_000,
 });
 
 /** Which limit a body or an evaluation went over. */

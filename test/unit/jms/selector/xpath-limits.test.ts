@@ -141,3 +141,18 @@ test('selector - xpath.js node-sets keep document order with the numbered DOM, a
   assert.equal(pick('name(//z/preceding-sibling::*[1])'), 'x');
   assert.equal(pick('count(//node())'), '6');
 });
+
+test('selector - an expression outside the fast path is evaluated once per message, over budget or not (SEL-4)', (t) => {
+  const events = withLimits(t, { maxSteps: 2000 });
+  const selector = parseSelector("XPATH '//item[//item[id = 2]]'");
+  const counted = parseSelector("JMS_BEA_SELECT('xpath', 'count(//item)') = '3'");
+  const hostile = new XMLMessage(items(100));
+  const small = new XMLMessage(items(3));
+  for (let offered = 0; offered < 5; offered++) {
+    // A queue may offer the same message to the same consumer again and again.
+    assert.equal(selector.evaluate(hostile), null);
+    assert.equal(selector.evaluate(small), true);
+    assert.equal(counted.evaluate(small), true);
+  }
+  assert.deepEqual(events, [{ limit: 'maxSteps', expression: '//item[//item[id = 2]]' }]);
+});
