@@ -83,6 +83,13 @@ test('selector - 50,000 attributes on one element are refused at once by the def
   const started = performance.now();
   assert.equal(readXml(body), 'maxAttributes');
   assertNotSelected(body, '/order/id');
+  const explained = parseSelector("JMS_BEA_SELECT('xpath', '/order/id') = '1'").explain(new XMLMessage(body));
+  assert.deepEqual(explained.children[0]?.xpath, {
+    expression: '/order/id',
+    found: null,
+    body: 'over-limit',
+    limit: 'maxAttributes',
+  });
   assert.ok(performance.now() - started < 1000, `took ${Math.round(performance.now() - started)} ms`);
 });
 
