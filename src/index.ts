@@ -54,7 +54,18 @@ export {
   ScheduleSyntaxError,
   type Schedule,
 } from './jms/schedule.js';
-export { parseSelector, type MessageSelector } from './jms/selector/index.js';
+export {
+  DEFAULT_XPATH_LIMITS,
+  parseSelector,
+  setXPathLimitListener,
+  setXPathLimits,
+  xpathLimitCounts,
+  xpathLimits,
+  type MessageSelector,
+  type XPathLimitListener,
+  type XPathLimitName,
+  type XPathLimits,
+} from './jms/selector/index.js';
 export {
   JMSError,
   IllegalStateError,

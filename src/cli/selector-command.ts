@@ -180,6 +180,8 @@ function describeDetails(explanation: Explanation): string {
   const xpath = explanation.xpath;
   if (xpath !== undefined) {
     if (xpath.body === 'not-text') return '  (the body is not text: XPath not evaluated)';
+    if (xpath.limit !== undefined)
+      return `  (XPath ${xpath.expression} not answered: over the XPath limit '${xpath.limit}')`;
     if (xpath.body === 'malformed')
       return '  (the body is not well-formed XML or has a DTD: XPath not evaluated)';
     if (xpath.found === undefined) return `  (XPath ${xpath.expression})`;

@@ -8,6 +8,7 @@ import type { OrderingMode, QualityOfService } from '../bridge/index.js';
 import type { ConnectionFactoryOptions } from '../jms/client/connection-factory.js';
 import type { EngineUser } from '../jms/client/user-directory.js';
 import type { DestinationOptions } from '../jms/destination/destination-options.js';
+import type { XPathLimits } from '../jms/selector/xpath/xpath-limits.js';
 import type { ConnectorDefinition } from '../spi/index.js';
 
 /** Log levels, most verbose first; `silent` logs nothing. */
@@ -100,6 +101,8 @@ export interface GatewayConfig {
       readonly destinationThreshold: number;
       readonly lag: number;
     };
+    /** Bounds on XPath work per message; every field has its default filled in. */
+    readonly xpath: XPathLimits;
   };
   readonly connectionFactory: Required<Omit<ConnectionFactoryOptions, 'clientId' | 'applicationId'>> & {
     readonly applicationId?: string;

@@ -2,6 +2,7 @@
  * The gateway's configuration schema, composed from the engine's settings and each registered
  * connector's own schema. Field order here is the order of the generated reference.
  */
+import { DEFAULT_XPATH_LIMITS } from '../jms/selector/xpath/xpath-limits.js';
 import type { FieldSpec } from '../spi/index.js';
 import { LOG_LEVELS } from './gateway-config.js';
 import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
@@ -27,6 +28,25 @@ const object = (
   fields: Record<string, SchemaNode>,
   extra: Partial<Pick<ObjectNode, 'required' | 'refused' | 'optional'>> = {},
 ): ObjectNode => ({ type: 'object', description, fields, ...extra });
+
+/** `engine.xpath`: the bounds on XPath work per message (src/jms/selector/xpath/xpath-limits.ts). */
+function xpathLimitsNode(): ObjectNode {
+  const limits = DEFAULT_XPATH_LIMITS;
+  return object(
+    'Bounds on XPath selectors per message (SEL-4): a body over a size, depth, element or attribute limit is treated as a body that does not parse, and an evaluation over its step budget likewise, so no XPath selector selects the message (on a queue it stays, for an operator to browse or move). See docs/selectors.md.',
+    {
+      maxBodyLength: integer('The longest body XPath reads, in characters.', 1, limits.maxBodyLength),
+      maxDepth: integer('The deepest element nesting in a body (the root is 1).', 1, limits.maxDepth),
+      maxElements: integer('The most elements in a body.', 1, limits.maxElements),
+      maxAttributes: integer('The most attributes on one element.', 1, limits.maxAttributes),
+      maxSteps: integer(
+        'The most node tests one evaluation of one XPath expression may make, for expressions outside the fast path (about a microsecond each).',
+        1,
+        limits.maxSteps,
+      ),
+    },
+  );
+}
 
 /** Every DestinationOptions field (src/jms/destination/destination-options.ts), shared by every destination kind. */
 export const DESTINATION_OPTION_FIELDS: Readonly<Record<string, SchemaNode>> = destinationOptionFields();
@@ -512,6 +532,7 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         ),
         lag: integer('Throttling stops once the destination is below threshold minus lag.', 0, 100),
       }),
+      xpath: xpathLimitsNode(),
     }),
     connectionFactory: object(
       "The gateway's connection factory (`Gateway.connectionFactory` for embedding programs); bridges' internal targets take `sendTimeout` from it.",

@@ -32,6 +32,7 @@ import { type Clock, systemClock } from '../jms/clock.js';
 import { Queue, Topic, parseDestination } from '../jms/destination/destination.js';
 import { JmsEngine } from '../jms/engine.js';
 import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
+import { setXPathLimitListener, setXPathLimits } from '../jms/selector/xpath/xpath-limits.js';
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
@@ -165,6 +166,7 @@ export class Gateway {
     const store = options.store ?? (await openStore(config, logger));
     let engine: JmsEngine;
     try {
+      applyXPathLimits(config, logger.child({ component: 'selector' }));
       engine = await openEngine(config, store, clock, logger.child({ component: 'engine' }));
     } catch (error) {
       await store.close().catch(() => undefined);
@@ -531,6 +533,20 @@ async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<
     synchronous: config.store.synchronous,
     logger: logger.child({ component: 'store' }),
   });
+}
+
+/**
+ * Sets the process-wide XPath bounds from `engine.xpath`, and logs each message they stop at
+ * debug: it is per message, and the message itself is where the docs say (not selected).
+ */
+function applyXPathLimits(config: GatewayConfig, logger: GatewayLogger): void {
+  setXPathLimits(config.engine.xpath);
+  setXPathLimitListener(({ limit, expression }) =>
+    logger.debug(
+      expression === undefined ? { limit } : { limit, expression },
+      'xpath limit exceeded: no XPath selector selects the message',
+    ),
+  );
 }
 
 function openEngine(

@@ -338,13 +338,14 @@ function stringAgainstConstant(equal: boolean, reader: Reader, constant: string)
         const stored = message.getTypedProperty(name);
         if (stored === undefined) return null;
         const value = stored.value;
-        return typeof value === 'string' ? value === constant : null;
+        // Unlike kinds compare as FALSE, for `<>` too (values.ts).
+        return typeof value === 'string' ? value === constant : false;
       }
     : (message) => {
         const stored = message.getTypedProperty(name);
         if (stored === undefined) return null;
         const value = stored.value;
-        return typeof value === 'string' ? value !== constant : null;
+        return typeof value === 'string' ? value !== constant : false;
       };
 }
 
@@ -426,21 +427,29 @@ function betweenConstants(
       };
 }
 
-/** IN holds string literals only (JMS); a NULL operand is UNKNOWN, another kind is UNKNOWN too. */
+/**
+ * IN holds string literals only (JMS). `x IN (a, b)` is `x = a OR x = b`, so a NULL operand is
+ * UNKNOWN and one of another kind is FALSE; `x NOT IN (...)` is `NOT (x IN (...))`, so TRUE for
+ * another kind (JMS §3.8.1.2 defines both forms this way).
+ */
 function compileIn(negated: boolean, operand: SelectorNode, values: readonly string[]): Condition {
   const value = compileValue(operand);
   const set = new Set(values);
   return negated
     ? (message) => {
         const x = value(message);
-        return typeof x === 'string' ? !set.has(x) : null;
+        return x === null ? null : typeof x !== 'string' || !set.has(x);
       }
     : (message) => {
         const x = value(message);
-        return typeof x === 'string' ? set.has(x) : null;
+        return x === null ? null : typeof x === 'string' && set.has(x);
       };
 }
 
+/**
+ * LIKE compares a string with a pattern: a NULL operand is UNKNOWN, one of another kind is FALSE
+ * (a comparison of unlike kinds), and NOT LIKE is the negation of LIKE, so TRUE for it.
+ */
 function compileLikeCondition(
   negated: boolean,
   operand: SelectorNode,
@@ -452,11 +461,11 @@ function compileLikeCondition(
   return negated
     ? (message) => {
         const x = value(message);
-        return typeof x === 'string' ? !test(x) : null;
+        return x === null ? null : typeof x !== 'string' || !test(x);
       }
     : (message) => {
         const x = value(message);
-        return typeof x === 'string' ? test(x) : null;
+        return x === null ? null : typeof x === 'string' && test(x);
       };
 }
 

@@ -10,6 +10,7 @@ import { compileCondition, compileValue } from './compiler.js';
 import { isHeaderName } from './header-fields.js';
 import type { Value } from './values.js';
 import { parsedBodyOf } from './xpath/parsed-body.js';
+import { xpathLimitCounts, type XPathLimitName } from './xpath/xpath-limits.js';
 
 /** What an XPath function saw in the body. */
 export interface XPathExplanation {
@@ -17,8 +18,13 @@ export interface XPathExplanation {
   readonly expression: string;
   /** For JMS_BEA_SELECT: the string value found, or null (NULL). Absent for the boolean XPATH form. */
   readonly found?: string | null;
-  /** Whether the body could be searched: `xml`, `malformed` (not well-formed or has a DTD), or `not-text`. */
-  readonly body: 'xml' | 'malformed' | 'not-text';
+  /**
+   * Whether the body could be searched: `xml`, `malformed` (not well-formed or has a DTD),
+   * `over-limit` (bigger, deeper or wider than the XPath limits allow), or `not-text`.
+   */
+  readonly body: 'xml' | 'malformed' | 'over-limit' | 'not-text';
+  /** The XPath limit the body, or this evaluation (`maxSteps`), went over; absent when none. */
+  readonly limit?: XPathLimitName;
 }
 
 /** One sub-expression and its value. */
@@ -101,8 +107,23 @@ function identifierType(node: SelectorNode, message: Message): { type?: string }
 function xpathDetails(node: SelectorNode, message: Message): { xpath?: XPathExplanation } {
   if (node.kind !== 'xpath-select' && node.kind !== 'xpath-test') return {};
   const parsed = parsedBodyOf(message);
-  const body = parsed === null ? 'not-text' : parsed.document === null ? 'malformed' : 'xml';
+  const refusal = parsed?.refusal ?? null;
   const expression = node.xpath.expression;
-  if (node.kind === 'xpath-test') return { xpath: { expression, body } };
-  return { xpath: { expression, found: node.xpath.selectString(message), body } };
+  // JMS_BEA_SELECT says what it found, NULL included; the boolean XPATH form has no value to show.
+  const nothing = node.kind === 'xpath-select' ? { found: null } : {};
+  if (parsed === null) return { xpath: { expression, ...nothing, body: 'not-text' } };
+  if (refusal === 'malformed') return { xpath: { expression, ...nothing, body: 'malformed' } };
+  if (refusal !== null) return { xpath: { expression, ...nothing, body: 'over-limit', limit: refusal } };
+  // Whether this evaluation ran out of steps shows in the count (a diagnostic, not the hot path).
+  const before = xpathLimitCounts().maxSteps;
+  const found = node.xpath.selectString(message);
+  const outOfSteps = xpathLimitCounts().maxSteps > before;
+  return {
+    xpath: {
+      expression,
+      ...(node.kind === 'xpath-select' ? { found } : {}),
+      body: 'xml',
+      ...(outOfSteps ? { limit: 'maxSteps' as const } : {}),
+    },
+  };
 }

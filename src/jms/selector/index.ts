@@ -6,3 +6,13 @@ export { parseSelector, type MessageSelector } from './message-selector.js';
 export { SubscriberIndex } from './subscriber-index.js';
 export { formatTruth, formatValue, type Explanation, type XPathExplanation } from './explain.js';
 export type { Truth } from './values.js';
+export {
+  DEFAULT_XPATH_LIMITS,
+  setXPathLimits,
+  setXPathLimitListener,
+  xpathLimitCounts,
+  xpathLimits,
+  type XPathLimitListener,
+  type XPathLimitName,
+  type XPathLimits,
+} from './xpath/xpath-limits.js';

@@ -6,7 +6,8 @@
  *
  * Kinds are checked where they are known when the selector is created, so `'a' + 1`,
  * `JMSPriority LIKE 'x'` or `name > 'x'` fail early with a column instead of never matching.
- * Properties have no static kind; their kind mismatches are UNKNOWN at match time.
+ * Properties have no static kind; their kind mismatches are FALSE at match time (SEL-2). The NULL
+ * literal is refused outside IS [NOT] NULL.
  */
 import {
   childrenOf,
@@ -172,6 +173,7 @@ class Parser {
   // --- kind checks ---
 
   #requireCondition(node: SelectorNode, where: string): void {
+    this.#refuseNull(node, `a condition ${where}`);
     const kind = kindOf(node);
     if (kind === 'number' || kind === 'string') {
       throw selectorError(
@@ -183,12 +185,27 @@ class Parser {
   }
 
   #require(node: SelectorNode, allowed: Kind, what: string, hint = ''): void {
+    this.#refuseNull(node, what);
     const kind = kindOf(node);
     if (kind !== 'any' && kind !== allowed) {
       throw selectorError(
         this.#text,
         node.start,
         `expected ${what} but found ${this.#describeNode(node, kind)}${hint}`,
+      );
+    }
+  }
+
+  /**
+   * The NULL literal only makes sense in `IS [NOT] NULL`: compared, computed with or tested
+   * anywhere else it could never be TRUE (SEL-2), so such a selector is a mistake and is refused.
+   */
+  #refuseNull(node: SelectorNode, what: string): void {
+    if (node.kind === 'literal' && node.value === null) {
+      throw selectorError(
+        this.#text,
+        node.start,
+        `expected ${what} but found NULL (a comparison or arithmetic with NULL is never TRUE: test with IS NULL or IS NOT NULL)`,
       );
     }
   }
@@ -247,6 +264,8 @@ class Parser {
       this.#next();
       const operator = token.text as ComparisonOperator;
       const right = this.#additive();
+      this.#refuseNull(left, `a value on the left of '${operator}'`);
+      this.#refuseNull(right, `a value on the right of '${operator}'`);
       if (operator !== '=' && operator !== '<>') {
         const hint = ' (strings and booleans compare only with = and <>)';
         this.#require(left, 'number', `a number on the left of '${operator}'`, hint);

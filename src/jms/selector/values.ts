@@ -4,8 +4,10 @@
  * A truth value is `true`, `false` or `null` (UNKNOWN). A value is NULL (`null`), a boolean, a
  * string, a number (int family, float, double) or a bigint (long). Comparisons across number and
  * bigint are exact: JavaScript compares them mathematically, so a long near 2^63 never loses
- * precision against a double. Values of different kinds (string vs number, boolean vs number)
- * compare as UNKNOWN, never as an error.
+ * precision against a double. A NULL operand makes a comparison UNKNOWN; values of unlike kinds
+ * (string vs number, boolean vs number) compare as FALSE, as JMS says (§3.8.1.2: "if the
+ * comparison of non-like type values is attempted, the value of the operation is false"), and so
+ * does an ordering (`<`, `>`, ...) of strings or booleans, which JMS does not define. Never an error.
  */
 import type { ComparisonOperator } from './ast.js';
 
@@ -15,7 +17,7 @@ export type Truth = boolean | null;
 /** A selector value. `unknown` because a property may hold bytes, which selectors treat as no known type. */
 export type Value = unknown;
 
-/** Compares two values; null when either is NULL or the kinds do not compare. */
+/** Compares two values; null (UNKNOWN) when either is NULL, false when the kinds do not compare. */
 export type Comparator = (a: Value, b: Value) => Truth;
 
 function isNumeric(value: Value): value is number | bigint {
@@ -25,32 +27,45 @@ function isNumeric(value: Value): value is number | bigint {
 
 // `<` on number and bigint mixes is exact in JavaScript; the casts only quiet the type checker.
 function lessThan(a: Value, b: Value): Truth {
-  return isNumeric(a) && isNumeric(b) ? (a as number) < (b as number) : null;
+  if (a === null || b === null) return null;
+  return isNumeric(a) && isNumeric(b) ? (a as number) < (b as number) : false;
 }
 function greaterThan(a: Value, b: Value): Truth {
-  return isNumeric(a) && isNumeric(b) ? (a as number) > (b as number) : null;
+  if (a === null || b === null) return null;
+  return isNumeric(a) && isNumeric(b) ? (a as number) > (b as number) : false;
 }
 function lessOrEqual(a: Value, b: Value): Truth {
-  return isNumeric(a) && isNumeric(b) ? (a as number) <= (b as number) : null;
+  if (a === null || b === null) return null;
+  return isNumeric(a) && isNumeric(b) ? (a as number) <= (b as number) : false;
 }
 function greaterOrEqual(a: Value, b: Value): Truth {
-  return isNumeric(a) && isNumeric(b) ? (a as number) >= (b as number) : null;
+  if (a === null || b === null) return null;
+  return isNumeric(a) && isNumeric(b) ? (a as number) >= (b as number) : false;
 }
 
-/** Equality: numbers across types, strings and booleans with their own kind only. */
+/** True for the kinds `=` compares with their own kind; bytes values (objects) compare with nothing. */
+function isComparableType(type: string): boolean {
+  return type === 'string' || type === 'number' || type === 'bigint' || type === 'boolean';
+}
+
+/** Equality: numbers across types, strings and booleans with their own kind only; unlike kinds are FALSE. */
 export function equals(a: Value, b: Value): Truth {
+  if (a === null || b === null) return null;
   const type = typeof a;
-  if (type === typeof b) {
-    // typeof null is 'object', which lands in the UNKNOWN branch with bytes values.
-    return type === 'string' || type === 'number' || type === 'bigint' || type === 'boolean' ? a === b : null;
-  }
+  if (type === typeof b) return isComparableType(type) ? a === b : false;
   // number == bigint is the exact mathematical comparison (=== would always be false).
-  return isNumeric(a) && isNumeric(b) ? a == b : null;
+  return isNumeric(a) && isNumeric(b) ? a == b : false;
 }
 
+/**
+ * `<>`: also FALSE for unlike kinds (it is a comparison like the others, not NOT of `=`), so
+ * `s <> 5` does not select a message whose `s` is a string. NaN is unequal to everything (Java).
+ */
 function notEquals(a: Value, b: Value): Truth {
-  const result = equals(a, b);
-  return result === null ? null : !result;
+  if (a === null || b === null) return null;
+  const type = typeof a;
+  if (type === typeof b) return isComparableType(type) ? a !== b : false;
+  return isNumeric(a) && isNumeric(b) ? a != b : false;
 }
 
 /** The comparator for each operator, chosen once when the selector is compiled. */

@@ -13,6 +13,12 @@ import {
 } from '../../../src/gateway/index.js';
 import { DeliveryMode, Session, TextMessage, XMLMessage } from '../../../src/index.js';
 import type { Message } from '../../../src/index.js';
+import {
+  parseSelector,
+  setXPathLimitListener,
+  setXPathLimits,
+  xpathLimits,
+} from '../../../src/jms/selector/index.js';
 import { MemoryBroker, fakeRegistry } from '../config/fake-connectors.js';
 
 /** A configuration from YAML lines, with the fake `memory` connector; in memory, no admin API. */
@@ -358,5 +364,38 @@ test('gateway - an exactly-once bridge keeps its duplicate window in the file st
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('gateway - applies engine.xpath and logs each message an XPath limit stops at debug (SEL-4)', async (t) => {
+  const before = setXPathLimits({});
+  const previousListener = setXPathLimitListener(null);
+  t.after(() => {
+    setXPathLimits(before);
+    setXPathLimitListener(previousListener);
+  });
+  const debug: { fields: Record<string, unknown>; message: string }[] = [];
+  const logger: GatewayLogger = {
+    ...silentGatewayLogger,
+    debug: (fields, message) => debug.push({ fields, message }),
+    child: () => logger,
+  };
+  const gateway = await Gateway.start(
+    configOf(new MemoryBroker(), 'engine: { xpath: { maxAttributes: 2, maxSteps: 1234 } }'),
+    logger,
+  );
+  try {
+    assert.equal(xpathLimits().maxAttributes, 2);
+    assert.equal(xpathLimits().maxSteps, 1234);
+    const message = new XMLMessage('<order a="1" b="2" c="3"><id>1</id></order>');
+    assert.equal(parseSelector("XPATH '/order/id'").evaluate(message), null);
+    assert.deepEqual(debug, [
+      {
+        fields: { limit: 'maxAttributes' },
+        message: 'xpath limit exceeded: no XPath selector selects the message',
+      },
+    ]);
+  } finally {
+    await gateway.stop(5_000);
   }
 });

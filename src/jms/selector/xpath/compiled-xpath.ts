@@ -2,30 +2,129 @@
  * One XPath expression of a selector, compiled once when the selector is parsed (SEL-4): by the
  * fast path when it is a simple path, and always by xpath.js, which validates the syntax and
  * evaluates everything the fast path does not cover.
+ *
+ * xpath.js evaluates without any bound: `//item[//item[//item[id = 199]]]` on a 200-item body
+ * makes some 24 million node tests. Every node an axis step looks at goes through its step's
+ * node test, so each step of the compiled expression gets a counting node test, and an evaluation
+ * that makes more than `maxSteps` of them (xpath-limits.ts) stops and answers as for a body that
+ * does not parse. The fast path is linear in the body and needs no budget.
  */
 import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
-import { parsedBodyOf } from './parsed-body.js';
+import { RECORD, type XmlDocument } from './xml-document.js';
+import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
+import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
 
 interface XPathResult {
   stringValue(): string;
   booleanValue(): boolean;
 }
 interface XPathEvaluator {
+  /** The parsed expression tree. */
+  readonly expression: unknown;
   evaluate(options: { node: unknown }): XPathResult;
+}
+interface NodeTest {
+  matches(node: unknown, context: unknown): boolean;
 }
 interface XPathModule {
   parse(expression: string): XPathEvaluator;
+  /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
+  Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
+  /** The node-set class. */
+  XNodeSet: { prototype: NodeSet };
+}
+interface NodeSet {
+  nodes: unknown[];
+  size: number;
+  tree: unknown;
+  add(node: unknown): void;
 }
 
 // Loaded through require with a local interface: the package's typings pull the DOM library into
 // the whole program, and `parse` (compile once, evaluate many) is not in them anyway.
 const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
 
+/**
+ * xpath.js adds each node to a node-set after comparing it with every node already there, so a
+ * step selecting n nodes costs n² (40,000 items: seconds). Membership is kept in a set once a
+ * node-set grows past a few nodes, which makes adding O(1) with the same result: nodes unique
+ * by identity, in insertion order. Only this module loads xpath.js (version pinned), so the
+ * change of its prototype is confined to the gateway's own XPath evaluation.
+ */
+const members = new WeakMap<NodeSet, Set<unknown>>();
+const LINEAR_MEMBERSHIP = 16;
+xpath.XNodeSet.prototype.add = function add(this: NodeSet, node: unknown): void {
+  let seen = members.get(this);
+  if (seen === undefined) {
+    if (this.nodes.length < LINEAR_MEMBERSHIP) {
+      if (this.nodes.includes(node)) return;
+    } else {
+      seen = new Set(this.nodes);
+      members.set(this, seen);
+    }
+  }
+  if (seen !== undefined) {
+    if (seen.has(node)) return;
+    seen.add(node);
+  }
+  this.tree = null;
+  this.nodes.push(node);
+  this.size += 1;
+};
+
+/** What building the xmldom document costs per element or attribute, in node tests (measured: xmldom takes four to five times as long per node). */
+const DOM_STEPS_PER_NODE = 4;
+
 /** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
 export class InvalidXPathError extends Error {}
+
+/** Thrown by a counting node test when its evaluation is out of steps; a constant, caught in {@link budgeted}. */
+const OUT_OF_STEPS = Symbol('xpath evaluation out of steps');
+/** Node tests the running evaluation may still make. Evaluation is synchronous and never nested, so one counter serves all. */
+let stepsLeft = 0;
+
+/**
+ * Gives every location step in a parsed expression a node test that counts against
+ * {@link stepsLeft}. Each step gets its own wrapper: xpath.js shares node test objects between
+ * expressions (`node()`, `*`), which must stay untouched.
+ */
+function countNodeTests(tree: unknown): void {
+  const seen = new Set<object>();
+  const pending: unknown[] = [tree];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    for (const child of Object.values(value)) pending.push(child);
+    if (value instanceof xpath.Step) {
+      const test = value.nodeTest;
+      value.nodeTest = Object.create(test, {
+        matches: {
+          value: (node: unknown, context: unknown): boolean => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in budgeted().
+            if (--stepsLeft < 0) throw OUT_OF_STEPS;
+            return test.matches(node, context);
+          },
+        },
+      }) as NodeTest;
+    }
+  }
+}
+
+/** Runs `evaluate` with a fresh step budget; undefined when it ran out (counted and reported). */
+function budgeted<T>(expression: string, evaluate: () => T): T | undefined {
+  stepsLeft = xpathLimits().maxSteps;
+  try {
+    return evaluate();
+  } catch (error) {
+    if (error !== OUT_OF_STEPS) throw error;
+    reportXPathLimit('maxSteps', expression);
+    return undefined;
+  }
+}
 
 /** A tiny document to evaluate new expressions on once, so unknown functions are reported at parse time. */
 const PROBE = new DOMParser({ onError: () => undefined }).parseFromString('<probe/>', 'text/xml');
@@ -41,6 +140,8 @@ export class CompiledXPath {
   readonly expression: string;
   readonly #fast: FastPath | null;
   readonly #evaluator: XPathEvaluator;
+  /** The key of the boolean answer in a body's answers (the string answer's key is this object). */
+  readonly #testKey = {};
 
   /** Compiles `expression`; throws InvalidXPathError when it is not valid XPath 1.0. */
   constructor(expression: string) {
@@ -52,7 +153,9 @@ export class CompiledXPath {
         cause: error,
       });
     }
+    countNodeTests(this.#evaluator.expression);
     try {
+      stepsLeft = Number.MAX_SAFE_INTEGER;
       this.#evaluator.evaluate({ node: PROBE }).stringValue();
     } catch (error) {
       const message = describe(error);
@@ -73,6 +176,19 @@ export class CompiledXPath {
   }
 
   /**
+   * Whether the xmldom document may be built for this body: building it costs about as much per
+   * node as {@link DOM_STEPS_PER_NODE} node tests, so a body whose DOM would cost more than the
+   * whole step budget is answered as over `maxSteps` without building it. Decided by the body
+   * alone, so every selector on it agrees.
+   */
+  #domAffordable(document: XmlDocument): boolean {
+    const nodes = document.tape.length / RECORD + document.attributes;
+    if (nodes * DOM_STEPS_PER_NODE <= xpathLimits().maxSteps) return true;
+    reportXPathLimit('maxSteps', this.expression);
+    return false;
+  }
+
+  /**
    * `JMS_BEA_SELECT('xpath', ...)`: the string value of the first selected node, or NULL when the
    * body is not text, does not parse, selects nothing, or selects a node with an empty value.
    */
@@ -85,12 +201,23 @@ export class CompiledXPath {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
       }
-      const dom = body.dom();
-      return dom === null ? null : emptyToNull(this.#evaluator.evaluate({ node: dom }).stringValue());
+      const known = body.answers.get(this);
+      if (known !== undefined) return known as string | null;
+      const answer = this.#selectWithXPathJs(body, document);
+      body.answers.set(this, answer);
+      return answer;
     } catch {
       // xpath.js throws for some expressions on some documents; a selector never throws.
       return null;
     }
+  }
+
+  #selectWithXPathJs(body: ParsedBody, document: XmlDocument): string | null {
+    if (!this.#domAffordable(document)) return null;
+    const dom = body.dom();
+    if (dom === null) return null;
+    const value = budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).stringValue());
+    return value === undefined ? null : emptyToNull(value);
   }
 
   /**
@@ -104,11 +231,21 @@ export class CompiledXPath {
       const document = body?.document;
       if (!document) return null;
       if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
-      const dom = body.dom();
-      return dom === null ? null : this.#evaluator.evaluate({ node: dom }).booleanValue();
+      const known = body.answers.get(this.#testKey);
+      if (known !== undefined) return known as boolean | null;
+      const answer = this.#testWithXPathJs(body, document);
+      body.answers.set(this.#testKey, answer);
+      return answer;
     } catch {
       return null;
     }
+  }
+
+  #testWithXPathJs(body: ParsedBody, document: XmlDocument): boolean | null {
+    if (!this.#domAffordable(document)) return null;
+    const dom = body.dom();
+    if (dom === null) return null;
+    return budgeted(this.expression, () => this.#evaluator.evaluate({ node: dom }).booleanValue()) ?? null;
   }
 }
 

@@ -9,10 +9,15 @@
  * predefined entities and character references are understood; any other `&name;` is a
  * well-formedness error, as XML requires without a DTD.
  *
+ * Bounds (xpath-limits.ts): a body longer, deeper, with more elements or with more attributes on
+ * one element than the limits allow is refused like a malformed one, before any of it reaches
+ * xmldom, and the parse is linear in the body in every case, so no body can stall the event loop.
+ *
  * Speed matters (a topic may test every published body), so the parser allocates no strings:
  * it writes a "tape" with one fixed-size record per element (offsets into the text), and text is
  * cut from the body, between those offsets, only for the node an XPath expression finally selects.
  */
+import { xpathLimits, type XPathLimitName, type XPathLimits } from './xpath-limits.js';
 
 /**
  * Record layout, {@link RECORD} ints per element, in document order:
@@ -32,14 +37,33 @@ export interface XmlDocument {
   readonly tape: readonly number[];
   /** True when a prefixed name or a namespace declaration occurs: XPath name tests then depend on namespaces. */
   readonly namespaced: boolean;
+  /** How many attributes the body has in all (its elements are `tape.length / RECORD`). */
+  readonly attributes: number;
 }
 
-/** Thrown inside the parser and caught by {@link parseXml}; a constant, so failing costs no stack trace. */
-const MALFORMED = Symbol('malformed XML');
+/** Why a body was refused: not well-formed (or a DTD), or over one of the limits. */
+export type XmlRefusal = 'malformed' | Exclude<XPathLimitName, 'maxSteps'>;
+
+/** Thrown inside the parser and caught by {@link readXml}; constants, so failing costs no stack trace. */
+class Refused {
+  constructor(readonly reason: XmlRefusal) {}
+}
+const MALFORMED = new Refused('malformed');
+const OVER_LIMIT = {
+  maxBodyLength: new Refused('maxBodyLength'),
+  maxDepth: new Refused('maxDepth'),
+  maxElements: new Refused('maxElements'),
+  maxAttributes: new Refused('maxAttributes'),
+} as const;
 
 function fail(): never {
-  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in parseXml.
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in readXml.
   throw MALFORMED;
+}
+
+function over(limit: keyof typeof OVER_LIMIT): never {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- a sentinel, caught in readXml.
+  throw OVER_LIMIT[limit];
 }
 
 const LT = 0x3c;
@@ -50,17 +74,28 @@ const QUESTION = 0x3f;
 const AMP = 0x26;
 const EQUALS = 0x3d;
 
-/** Parses an XML body; null when it is not well-formed or declares a DTD. Never throws. */
-export function parseXml(text: string): XmlDocument | null {
+/** Parses an XML body; null when it is not well-formed, declares a DTD or is over a limit. Never throws. */
+export function parseXml(text: string, limits: XPathLimits = xpathLimits()): XmlDocument | null {
+  const result = readXml(text, limits);
+  return typeof result === 'string' ? null : result;
+}
+
+/** Parses an XML body, or says why it was refused. Never throws. */
+export function readXml(text: string, limits: XPathLimits = xpathLimits()): XmlDocument | XmlRefusal {
   try {
+    maxDepth = limits.maxDepth;
+    maxAttributes = limits.maxAttributes;
+    maxTape = limits.maxElements * RECORD;
+    if (text.length > limits.maxBodyLength) over('maxBodyLength');
     return parseDocument(text);
-  } catch {
-    // MALFORMED, or anything unexpected: a body we cannot read is a body that does not parse,
-    // and a selector must never throw while matching.
-    return null;
+  } catch (error) {
+    // Anything unexpected too: a body we cannot read is a body that does not parse, and a
+    // selector must never throw while matching.
+    return error instanceof Refused ? error.reason : 'malformed';
   } finally {
     // Do not keep a huge scratch array alive because of one huge body.
     if (tape.length > MAX_KEPT_SCRATCH) tape = new Array<number>(INITIAL_SCRATCH).fill(0);
+    manyAttributeNames = null;
   }
 }
 
@@ -73,10 +108,16 @@ let tape: number[] = new Array<number>(INITIAL_SCRATCH).fill(0);
 let used = 0;
 let position = 0;
 let namespaced = false;
+let attributeTotal = 0;
+let maxDepth = 0;
+let maxAttributes = 0;
+/** The tape length {@link XPathLimits.maxElements} allows. */
+let maxTape = 0;
 
 /** Records an element whose start tag ends at `tagEnd`, as if it were empty; its end tag fills in the rest. */
 function record(nameStart: number, nameEnd: number, tagEnd: number): number {
   const at = used;
+  if (at + RECORD > maxTape) over('maxElements');
   if (at + RECORD > tape.length) tape = tape.concat(new Array<number>(tape.length).fill(0));
   used = at + RECORD;
   tape[at] = nameStart;
@@ -91,6 +132,7 @@ function record(nameStart: number, nameEnd: number, tagEnd: number): number {
 function parseDocument(text: string): XmlDocument {
   namespaced = false;
   used = 0;
+  attributeTotal = 0;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   if (text.startsWith('<?xml', i)) {
     const after = text.charCodeAt(i + 5);
@@ -100,7 +142,7 @@ function parseDocument(text: string): XmlDocument {
   if (text.charCodeAt(i) !== LT || !isNameStart(text.charCodeAt(i + 1))) fail();
   parseElements(text, i);
   if (skipMisc(text, position) < text.length) fail();
-  return { text, tape: tape.slice(0, used), namespaced };
+  return { text, tape: tape.slice(0, used), namespaced, attributes: attributeTotal };
 }
 
 /** Skips white space, comments and processing instructions (what may surround the root). */
@@ -197,6 +239,8 @@ function parseElements(text: string, start: number): void {
     } else if (next === QUESTION) {
       i = skipProcessingInstruction(text, lt);
     } else {
+      // The open elements are the stack and the current one; this child is one deeper.
+      if (stack.length + 2 > maxDepth) over('maxDepth');
       const child = parseStartTag(text, lt);
       i = position;
       if (child >= 0) {
@@ -242,12 +286,14 @@ function parseStartTag(text: string, lt: number): number {
     const attributeStop = nameEnd(text, i);
     if (attributeStop - attributeStart === 5 && sameRange(text, attributeStart, 0, 5, 'xmlns'))
       namespaced = true;
+    if (attributes >= maxAttributes) over('maxAttributes');
     if (attributes > 0) checkUniqueAttribute(text, attributes, attributeStart, attributeStop);
     if (attributes < MAX_CHECKED_ATTRIBUTES) {
       attributeNames[attributes * 2] = attributeStart;
       attributeNames[attributes * 2 + 1] = attributeStop;
     }
     attributes++;
+    attributeTotal++;
     i = skipSpaces(text, attributeStop);
     if (text.charCodeAt(i) !== EQUALS) fail();
     i = skipSpaces(text, i + 1);
@@ -260,12 +306,18 @@ function parseStartTag(text: string, lt: number): number {
 // Where the current tag's attribute names are, to find duplicates without scanning the tag again.
 const MAX_CHECKED_ATTRIBUTES = 64;
 const attributeNames = new Int32Array(MAX_CHECKED_ATTRIBUTES * 2);
+/**
+ * The names of the current tag's attributes once it has more than {@link MAX_CHECKED_ATTRIBUTES}:
+ * comparing each new name with all the earlier ones would be quadratic (50,000 attributes took
+ * over half a minute), a set keeps a hostile tag linear. Usual tags never allocate it.
+ */
+let manyAttributeNames: Set<string> | null = null;
 
 /** Fails when the attribute at `start`..`end` repeats one of the `count` before it in the same tag. */
 function checkUniqueAttribute(text: string, count: number, start: number, end: number): void {
   const length = end - start;
-  if (count > MAX_CHECKED_ATTRIBUTES) {
-    checkUniqueByScan(text, start, end);
+  if (count >= MAX_CHECKED_ATTRIBUTES) {
+    checkUniqueInSet(text, count, start, end);
     return;
   }
   for (let k = 0; k < count; k++) {
@@ -275,16 +327,16 @@ function checkUniqueAttribute(text: string, count: number, start: number, end: n
   }
 }
 
-/** The slow check for tags with very many attributes: scan the tag again from its name. */
-function checkUniqueByScan(text: string, start: number, end: number): void {
-  const length = end - start;
-  let i = skipSpaces(text, nameEnd(text, text.lastIndexOf('<', start) + 1));
-  while (i < start) {
-    const stop = nameEnd(text, i);
-    if (stop - i === length && sameRange(text, i, start, length)) fail();
-    const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
-    i = skipSpaces(text, text.indexOf(text[quote]!, quote + 1) + 1);
+/** The check for tags with very many attributes: a set of names, filled from the recorded ones at the first overflow. */
+function checkUniqueInSet(text: string, count: number, start: number, end: number): void {
+  if (count === MAX_CHECKED_ATTRIBUTES || manyAttributeNames === null) {
+    manyAttributeNames = new Set<string>();
+    for (let k = 0; k < MAX_CHECKED_ATTRIBUTES; k++)
+      manyAttributeNames.add(text.slice(attributeNames[k * 2], attributeNames[k * 2 + 1]));
   }
+  const name = text.slice(start, end);
+  if (manyAttributeNames.has(name)) fail();
+  manyAttributeNames.add(name);
 }
 
 /** The offset of the quote closing the attribute value at `start`; the value may not hold `<`, and its references must be well-formed. */

@@ -84,8 +84,6 @@ test('selector - a missing property is NULL: comparisons and arithmetic with it 
     "x LIKE '%'",
     "x NOT LIKE '%'",
     'x = x',
-    'NULL = NULL',
-    'a = NULL',
   ]) {
     assert.equal(truth(selector, target), 'UNKNOWN', selector);
   }
@@ -142,36 +140,82 @@ test('selector - strings and booleans compare with = and <> only, by exact chara
   assert.equal(truth('b = TRUE', target), 'TRUE');
   assert.equal(truth('b <> FALSE', target), 'TRUE');
   assert.equal(truth('b', target), 'TRUE');
-  // Properties have no static kind: < on a string property is UNKNOWN at match time, not an error.
-  assert.equal(truth('s < 5', target), 'UNKNOWN');
-  assert.equal(truth('b > 0', target), 'UNKNOWN');
+  // Properties have no static kind: < on a string property is FALSE at match time, not an error.
+  assert.equal(truth('s < 5', target), 'FALSE');
+  assert.equal(truth('b > 0', target), 'FALSE');
+  assert.equal(truth('s < S', target), 'FALSE', 'JMS defines no ordering of strings');
+  assert.equal(truth('b >= b', target), 'FALSE', 'nor of booleans');
 });
 
-test('selector - different kinds compare as UNKNOWN, never as an error (SEL-2)', () => {
+test('selector - unlike kinds compare as FALSE, never UNKNOWN or an error (SEL-2)', () => {
   const target = message({ s: '5', n: 5, b: true, l: { type: 'long', value: 5n } });
-  const unknown = [
+  const comparisons = [
     "n = '5'",
     's = 5',
     's <> 5',
+    "n <> '5'",
     'b = 1',
+    'b <> 1',
     'n = TRUE',
     "b = 'true'",
     's > 1',
-    's + 1 = 6',
+    's < 1',
+    's >= 1',
+    's <= 1',
+    '1 < s',
+    'b > 0',
+    's = n',
+    's <> n',
+    'n < s',
+    'b = s',
+    'l > s',
     "n IN ('5')",
     "n LIKE '5'",
+    "b LIKE '%'",
     'b BETWEEN 0 AND 2',
     's BETWEEN 0 AND 9',
-    'NOT (s > 1)',
+    's NOT BETWEEN 0 AND 9',
   ];
-  for (const selector of unknown) assert.equal(truth(selector, target), 'UNKNOWN', selector);
+  for (const selector of comparisons) assert.equal(truth(selector, target), 'FALSE', selector);
+  // So NOT selects: JMS 1.1 §3.8.1.2 "the value of the operation is false".
+  for (const selector of comparisons.filter((text) => !text.includes('NOT BETWEEN'))) {
+    assert.equal(truth(`NOT (${selector})`, target), 'TRUE', `NOT (${selector})`);
+  }
+  assert.equal(parseSelector('NOT (s > 1)').matches(target), true);
+  // NOT IN and NOT LIKE are NOT of IN and LIKE.
+  assert.equal(truth("n NOT IN ('5')", target), 'TRUE');
+  assert.equal(truth("n NOT LIKE '5'", target), 'TRUE');
   // JMS applies no conversions in selectors: the string '5' is not the number 5.
   assert.equal(parseSelector('s = 5').matches(target), false);
-  assert.equal(parseSelector('NOT (s = 5)').matches(target), false);
-  // A non-boolean value in a boolean position is UNKNOWN too.
+  assert.equal(parseSelector('NOT (s = 5)').matches(target), true);
+  assert.equal(truth('l = 5', target), 'TRUE');
+  // Arithmetic on a string is NULL (no conversions), so its comparison is UNKNOWN, not FALSE.
+  assert.equal(truth('s + 1 = 6', target), 'UNKNOWN');
+  // A non-boolean value in a boolean position is not a comparison: UNKNOWN.
   assert.equal(truth('n', target), 'UNKNOWN');
   assert.equal(truth('s OR FALSE', target), 'UNKNOWN');
-  assert.equal(truth('l = 5', target), 'TRUE');
+});
+
+test('selector - a NULL operand stays UNKNOWN whatever the other kind (SEL-2)', () => {
+  const target = message({ s: 'x', n: 1, b: true });
+  for (const selector of [
+    'missing = s',
+    'missing <> n',
+    'b = missing',
+    'missing > n',
+    'missing < 1',
+    "missing <> 'x'",
+    "missing IN ('x')",
+    "missing NOT IN ('x')",
+    "missing LIKE 'x'",
+    "missing NOT LIKE 'x'",
+    'missing BETWEEN 0 AND 2',
+    'NOT (missing = s)',
+    "JMSType <> 'x'",
+    "NOT (JMSCorrelationID = 'x')",
+  ]) {
+    assert.equal(truth(selector, target), 'UNKNOWN', selector);
+  }
 });
 
 test('selector - numbers compare across int, long, float and double (SEL-2)', () => {
@@ -315,7 +359,8 @@ test('selector - IN and NOT IN, with NULL (SEL-1, SEL-2)', () => {
   assert.equal(truth("missing IN ('qa')", target), 'UNKNOWN');
   assert.equal(truth("missing NOT IN ('qa')", target), 'UNKNOWN');
   assert.equal(truth("NOT (missing IN ('qa'))", target), 'UNKNOWN');
-  assert.equal(truth("n IN ('1')", target), 'UNKNOWN', 'a number is not in a list of strings');
+  assert.equal(truth("n IN ('1')", target), 'FALSE', 'a number is not in a list of strings');
+  assert.equal(truth("n NOT IN ('1')", target), 'TRUE');
   assert.equal(
     truth(
       "JMSType IN ('order')",
@@ -451,7 +496,7 @@ test('selector - header defaults: PERSISTENT, priority 4, NULL ids and type (SEL
   assert.equal(truth('JMSExpiration = 0 AND JMSDeliveryTime = 0', target), 'TRUE');
   assert.equal(
     truth('JMSDeliveryMode = 2', target),
-    'UNKNOWN',
+    'FALSE',
     "JMSDeliveryMode is the string 'PERSISTENT', not 2",
   );
 });
@@ -498,7 +543,8 @@ test('selector - matching never throws, whatever the message holds (SEL-2)', () 
   ]) {
     assert.doesNotThrow(() => parseSelector(selector).matches(target), selector);
   }
-  assert.equal(truth('JMS_bytes = 1', target), 'UNKNOWN');
+  // Bytes are no selector type: unlike anything, so FALSE (SEL-2).
+  assert.equal(truth('JMS_bytes = 1', target), 'FALSE');
   assert.equal(truth('JMS_bytes IS NOT NULL', target), 'TRUE');
   // Values of an unexpected shape, set around the message model's checks, do not throw either.
   const odd = message(undefined, (m) => {

@@ -122,7 +122,7 @@ test('selector - keywords cannot be identifiers (SEL-1)', () => {
   assertInvalid('x = escape', 5, 'found keyword ESCAPE (keywords cannot be used as identifiers)');
   // NULL, TRUE and FALSE are literals, never property names.
   assert.equal(truth('NULL IS NULL'), 'TRUE');
-  assert.equal(truth('NULL = 1'), 'UNKNOWN');
+  assertInvalid('NULL = 1', 1, 'found NULL');
 });
 
 test('selector - identifiers follow Java: letters, digits, _ and $, Unicode letters (SEL-1)', () => {
@@ -185,6 +185,40 @@ test('selector - static kind errors are caught when the selector is created (SEL
   assertInvalid('TRUE AND 5', 10, 'expected a condition after AND');
   assertInvalid("'x' OR TRUE", 1, 'expected a condition before OR');
   assertInvalid('NOT 5', 5, 'expected a condition after NOT');
+});
+
+test('selector - NULL as a value in a comparison, arithmetic or predicate is an invalid selector (SEL-2, SEL-5)', () => {
+  const cases: [string, number][] = [
+    ['NULL = 0', 1],
+    ['x = NULL', 5],
+    ['x <> NULL', 6],
+    ['NULL < 1', 1],
+    ['1 >= NULL', 6],
+    ['NULL = NULL', 1],
+    ['NULL + 1 = 2', 1],
+    ['x * NULL > 0', 5],
+    ['-NULL = 1', 2],
+    ['x = (NULL)', 5],
+    ['NULL BETWEEN 1 AND 2', 1],
+    ['x BETWEEN NULL AND 2', 11],
+    ['x NOT BETWEEN 1 AND NULL', 21],
+    ["NULL IN ('a')", 1],
+    ["NULL NOT LIKE 'a'", 1],
+    ['NULL', 1],
+    ['NOT NULL', 5],
+    ['a = 1 AND NULL', 11],
+    ['NULL OR a = 1', 1],
+    ['1 + NULL IS NULL', 5],
+  ];
+  for (const [selector, column] of cases) {
+    const error = assertInvalid(selector, column, 'but found NULL');
+    assert.match(error.message, /IS NULL or IS NOT NULL/, selector);
+  }
+  // IS [NOT] NULL is the way to test for NULL, and stays valid on anything, a NULL literal included.
+  assert.equal(truth('x IS NULL'), 'TRUE');
+  assert.equal(truth('x IS NOT NULL'), 'FALSE');
+  assert.equal(truth('NULL IS NULL'), 'TRUE');
+  assert.equal(truth('(x + 1) IS NULL'), 'TRUE');
 });
 
 test('selector - error columns and messages for many bad selectors (SEL-5)', () => {

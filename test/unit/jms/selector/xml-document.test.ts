@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledXPath } from '../../../../src/jms/selector/xpath/compiled-xpath.js';
 import { parseXml } from '../../../../src/jms/selector/xpath/xml-document.js';
+import { setXPathLimits } from '../../../../src/jms/selector/xpath/xpath-limits.js';
 import { XMLMessage } from '../../../../src/jms/message/xml-message.js';
 
 const value = (body: string, path: string): string | null =>
@@ -75,12 +76,36 @@ test('selector - attribute values and text are normalised as XML says (SEL-4)', 
   assert.equal(value('<a x=\'say "hi"\'/>', '/a/@x'), 'say "hi"');
 });
 
-test('selector - very deep documents parse without overflowing the stack (SEL-4)', () => {
+test('selector - very deep documents parse without overflowing the stack (SEL-4)', (t) => {
+  // Deeper than the default maxDepth allows, to show the parser itself has no depth bound.
+  const previous = setXPathLimits({ maxDepth: 50_000, maxSteps: 1_000_000 });
+  t.after(() => setXPathLimits(previous));
   const depth = 20_000;
   const body = `${'<d>'.repeat(depth)}x${'</d>'.repeat(depth)}`;
   assert.notEqual(parseXml(body), null);
   assert.equal(value(body, '//d[not(d)]'), 'x');
   assert.equal(parseXml(`${'<d>'.repeat(depth)}x${'</d>'.repeat(depth - 1)}`), null);
+});
+
+test('selector - an element with 20,000 attributes parses in linear time, duplicates still refused (SEL-4)', (t) => {
+  const previous = setXPathLimits({ maxAttributes: 100_000 });
+  t.after(() => setXPathLimits(previous));
+  const count = 20_000;
+  const attributes = Array.from({ length: count }, (_, i) => `a${i}="v${i}"`).join(' ');
+  const started = performance.now();
+  const document = parseXml(`<order ${attributes}><id>1</id></order>`);
+  const elapsed = performance.now() - started;
+  assert.notEqual(document, null);
+  // The duplicate check compared each name with every earlier one: 20,000 took 7.6 s.
+  assert.ok(elapsed < 1000, `parsing took ${Math.round(elapsed)} ms`);
+  assert.equal(value(`<order ${attributes}/>`, `/order/@a${count - 1}`), `v${count - 1}`);
+  // Duplicates among the first names, past them, and across the two.
+  assert.equal(parseXml(`<order ${attributes} a7="x"/>`), null);
+  assert.equal(parseXml(`<order ${attributes} a19999="x"/>`), null);
+  assert.equal(parseXml(`<order a1="x" ${attributes}/>`), null);
+  assert.equal(parseXml(`<order ${attributes} b0="x" b1="y" b0="z"/>`), null);
+  // A second tag in the same body starts its own set of names.
+  assert.notEqual(parseXml(`<r><order ${attributes}/><order ${attributes}/></r>`), null);
 });
 
 test('selector - a big body parses in linear time (SEL-4)', () => {
