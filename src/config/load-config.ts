@@ -4,11 +4,12 @@
  * `${ENV_VAR}` references in strings are substituted from the environment first; their values
  * are secrets, never echoed.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { checkConfig } from './checks.js';
 import type { ConnectorRegistry } from './connector-registry.js';
 import { type GatewayConfig, toGatewayConfig } from './gateway-config.js';
 import { gatewaySchema } from './gateway-schema.js';
+import { MAX_CONFIG_BYTES, tooLarge } from './limits.js';
 import { type ValidationContext, resolveNode } from './validate.js';
 import { ConfigSource, type Problem } from './yaml-source.js';
 
@@ -36,6 +37,9 @@ export interface LoadedConfig {
 
 /** Reads and validates a configuration file. Throws {@link ConfigError} listing every problem. */
 export async function loadConfig(path: string, options: LoadOptions): Promise<LoadedConfig> {
+  // Refused before it is read: a file of gigabytes would take the memory before the check.
+  const { size } = await stat(path);
+  if (size > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(size)}`]);
   return parseConfig(await readFile(path, 'utf8'), path, options);
 }
 

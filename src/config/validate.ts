@@ -155,8 +155,8 @@ function reportUnknownKeys(
   refused: Readonly<Record<string, string>> | undefined,
 ): void {
   for (const key of keys) {
-    if (key in fields) continue;
-    const reason = refused?.[key];
+    if (Object.hasOwn(fields, key)) continue;
+    const reason = refused && Object.hasOwn(refused, key) ? refused[key] : undefined;
     context.problems.push({
       path: join(path, key),
       message: reason ?? unknownSetting(key, Object.keys(fields)),
@@ -184,7 +184,9 @@ function resolveTagged(node: TaggedNode, value: unknown, path: string, context: 
     });
     return undefined;
   }
-  const variant = typeof tag === 'string' ? node.variants[tag] : undefined;
+  // Own keys only: a tag like 'constructor' must not find Object's.
+  const variant =
+    typeof tag === 'string' && Object.hasOwn(node.variants, tag) ? node.variants[tag] : undefined;
   if (variant === undefined) {
     const guess = typeof tag === 'string' ? closest(tag, known) : undefined;
     context.problems.push({
@@ -256,7 +258,7 @@ function resolveConnectorVariant(
   const { config, errors } = resolveConfig(connector.config, merged, path);
   for (const error of errors) {
     const top = error.path.slice(path.length + 1).split(/[.[]/)[0] ?? '';
-    if (top in base && !(top in own)) continue;
+    if (Object.hasOwn(base, top) && !Object.hasOwn(own, top)) continue;
     if (broken && error.expected.startsWith('is required')) continue;
     const hint = !error.expected.startsWith('is required')
       ? ''
@@ -288,7 +290,7 @@ function coerceFields(
 ): Plain {
   const result: Plain = { ...value };
   for (const [key, item] of Object.entries(value)) {
-    const field = fields[key];
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     const at = join(path, key);
     if (field === undefined) continue;
     if (

@@ -5,17 +5,20 @@
  * node by node, so the places of substituted values (secrets) are known.
  */
 import {
+  type Alias,
   type Document,
   LineCounter,
   type Node,
   type ParsedNode,
   isAlias,
   isMap,
+  type YAMLMap,
   isScalar,
   isSeq,
   parseDocument,
 } from 'yaml';
 import { type Substitution, hasReference, redact, substituteEnv } from './env.js';
+import { MAX_ALIASED_VALUES, MAX_NESTING, TOO_DEEP, checkDocumentText } from './limits.js';
 
 /** One configuration problem, before it is given its place in the file. */
 export interface Problem {
@@ -32,6 +35,14 @@ const SYNTAX_HINTS: Partial<Record<string, string>> = {
   DUPLICATE_KEY: 'remove or rename one of them',
   TAB_AS_INDENT: 'indent with spaces',
 };
+
+/** How far the walk has expanded the document. */
+interface Expansion {
+  /** Values reached through aliases so far, each as often as an alias leads to it. */
+  values: number;
+  /** The alias of the document's own tree being followed now, if any. */
+  alias: Node | null;
+}
 
 interface Located {
   readonly value: Node | null;
@@ -52,23 +63,62 @@ export class ConfigSource {
   /** Each scalar is substituted once, however many aliases lead to it. */
   readonly #substituted = new WeakMap<Node, Substitution>();
   readonly #problems: Problem[] = [];
+  /** Collections whose structure was checked: each once, however many aliases lead to it. */
+  readonly #checked = new WeakSet<Node>();
+  readonly #aliases = new Map<Alias, Node | null>();
   /** The content as plain data, references substituted; undefined when the YAML is malformed. */
   readonly data: unknown;
-  /** YAML syntax errors, formatted; nothing else is checked when there are any. */
+  /**
+   * YAML syntax errors, repeated keys, keys that are not names and exceeded limits, formatted;
+   * nothing else is checked when there are any.
+   */
   readonly syntaxErrors: readonly string[];
 
   constructor(text: string, file: string, env: Readonly<Record<string, string | undefined>>) {
     this.file = file;
     this.#lines = new LineCounter();
-    this.#document = parseDocument(text, { lineCounter: this.#lines, prettyErrors: false });
-    this.syntaxErrors = this.#document.errors.map((error) => {
-      const { line, col } = this.#lines.linePos(error.pos[0]);
-      const what = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
-      return `${file}:${line}:${col}: ${what} (${SYNTAX_HINTS[error.code] ?? "check the indentation, quotes and ':' around here"})`;
+    const limit = checkDocumentText(text);
+    // Keys are checked for uniqueness in the walk: the parser's own check is quadratic in the keys.
+    this.#document = parseDocument(limit ? '' : text, {
+      lineCounter: this.#lines,
+      prettyErrors: false,
+      uniqueKeys: false,
+      logLevel: 'error',
+      // Plain YAML 1.2 whatever the file's `%YAML` directive says: no `<<` merges, no binary, set or timestamp types.
+      schema: 'core',
+      merge: false,
     });
+    if (limit) {
+      const before = text.slice(0, limit.offset);
+      const line = before.split('\n').length;
+      const col = limit.offset - before.lastIndexOf('\n');
+      this.syntaxErrors = [`${file}:${line}:${col}: ${limit.message}`];
+      return;
+    }
+    const parseErrors = this.#document.errors.map((error) => {
+      const what = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+.*$/, '');
+      return this.#at(
+        error.pos[0],
+        `${what} (${SYNTAX_HINTS[error.code] ?? "check the indentation, quotes and ':' around here"})`,
+      );
+    });
+    if (parseErrors.length > 0) {
+      this.syntaxErrors = parseErrors;
+      return;
+    }
+    const structure: string[] = [];
+    const expansion: Expansion = { values: 0, alias: null };
+    const walked = this.#walk(this.#document.contents, '', null, 0, env, structure, expansion);
+    this.syntaxErrors = walked ? structure : [...structure, this.#expansionProblem(expansion)];
     if (this.syntaxErrors.length > 0) return;
-    this.#walk(this.#document.contents, '', null, 0, env);
-    this.data = this.#document.toJS({ maxAliasCount: 1000 }) as unknown;
+    // Aliases are bounded by the walk above (it counts every value they expand to, and says
+    // where), so the conversion needs no alias limit of its own: it shares the anchored values.
+    try {
+      this.data = this.#document.toJS({ maxAliasCount: -1 }) as unknown;
+    } catch (error) {
+      // Not expected once the walk passed; a document the library cannot convert is still the file's problem.
+      this.syntaxErrors = [this.#at(0, `cannot read the document: ${(error as Error).message}`)];
+    }
   }
 
   /** Problems found while substituting environment references. */
@@ -112,29 +162,113 @@ export class ConfigSource {
     return { line: 1, col: 1 };
   }
 
+  /** `file:line:col: message` at an offset of the text. */
+  #at(offset: number, message: string): string {
+    const { line, col } = this.#lines.linePos(offset);
+    return `${this.file}:${line}:${col}: ${message}`;
+  }
+
+  /**
+   * Indexes every path of the document, following aliases, and substitutes references. Counts
+   * the values it reaches through aliases (each use of an alias counts its whole value again),
+   * and returns false as soon as they pass {@link MAX_ALIASED_VALUES}. Keys that repeat, keys that are not names and nesting
+   * past {@link MAX_NESTING} are added to `structure`.
+   */
   #walk(
     node: unknown,
     path: string,
     key: Node | null,
     depth: number,
     env: Readonly<Record<string, string | undefined>>,
-  ): void {
-    if (depth > 100) return;
+    structure: string[],
+    expansion: Expansion,
+  ): boolean {
     let value = node as Node | null;
-    if (isAlias(value)) value = (value.resolve(this.#document) as Node | undefined) ?? null;
+    let outermost = false;
+    if (isAlias(value)) {
+      if (expansion.alias === null) {
+        expansion.alias = value;
+        outermost = true;
+      }
+      value = this.#resolve(value);
+    }
+    if (expansion.alias !== null && ++expansion.values > MAX_ALIASED_VALUES) return false;
     // A `key:` with nothing after it has a null scalar without a place; the key stands in for it.
     const placed = value?.range && value.range[0] !== value.range[1] ? value : null;
     this.#index.set(path, { value: placed, key });
+    if ((isMap(value) || isSeq(value)) && depth >= MAX_NESTING) {
+      if (!this.#checked.has(value)) structure.push(this.#at(value.range?.[0] ?? 0, TOO_DEEP));
+      this.#checked.add(value);
+      return true;
+    }
+    let within = true;
     if (isMap(value)) {
+      this.#checkKeys(value, structure);
       for (const pair of value.items) {
         const name = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        this.#walk(pair.value, path === '' ? name : `${path}.${name}`, pair.key as Node, depth + 1, env);
+        within = this.#walk(
+          pair.value,
+          path === '' ? name : `${path}.${name}`,
+          pair.key as Node,
+          depth + 1,
+          env,
+          structure,
+          expansion,
+        );
+        if (!within) break;
       }
     } else if (isSeq(value)) {
-      value.items.forEach((item, index) => this.#walk(item, `${path}[${index}]`, null, depth + 1, env));
+      for (const [index, item] of value.items.entries()) {
+        within = this.#walk(item, `${path}[${index}]`, null, depth + 1, env, structure, expansion);
+        if (!within) break;
+      }
     } else if (isScalar(value) && typeof value.value === 'string' && hasReference(value.value)) {
       this.#substitute(value as Node & { value: string }, path, env);
     }
+    if (outermost && within) expansion.alias = null;
+    return within;
+  }
+
+  /** What an alias stands for; looked up once per alias, as each lookup searches the document. */
+  #resolve(alias: Alias): Node | null {
+    let target = this.#aliases.get(alias);
+    if (target === undefined) {
+      target = (alias.resolve(this.#document)) ?? null;
+      this.#aliases.set(alias, target);
+    }
+    return target;
+  }
+
+  /** Each mapping once, however many aliases lead to it: its keys are names, each once. */
+  #checkKeys(map: YAMLMap, structure: string[]): void {
+    if (this.#checked.has(map)) return;
+    this.#checked.add(map);
+    const seen = new Set<string>();
+    for (const pair of map.items) {
+      const offset = (pair.key as Node | null)?.range?.[0] ?? map.range?.[0] ?? 0;
+      if (!isScalar(pair.key) || (pair.key.value !== null && typeof pair.key.value === 'object')) {
+        structure.push(
+          this.#at(offset, 'a key must be a name, not a mapping or list (write it as a plain name)'),
+        );
+        continue;
+      }
+      const name = String(pair.key.value);
+      if (seen.has(name))
+        structure.push(
+          this.#at(offset, `key '${name}' appears twice in this mapping (${SYNTAX_HINTS.DUPLICATE_KEY})`),
+        );
+      seen.add(name);
+    }
+  }
+
+  /** Where the aliases expanded past the limit: the alias of the document's own tree that led there. */
+  #expansionProblem(expansion: Expansion): string {
+    const alias = expansion.alias;
+    const name = alias && isAlias(alias) ? `'*${alias.source}'` : '';
+    return this.#at(
+      alias?.range?.[0] ?? 0,
+      `alias ${name} takes the values aliases stand for past the limit of ${MAX_ALIASED_VALUES} (aliases that repeat aliases multiply, as in a "billion laughs"): use fewer aliases, or write the values out`,
+    );
   }
 
   #substitute(

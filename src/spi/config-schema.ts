@@ -79,7 +79,7 @@ function resolveObject(
   const input = value as Record<string, unknown>;
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(input)) {
-    if (!(key in fields))
+    if (!Object.hasOwn(fields, key))
       errors.push(
         new ConfigValidationError(
           join(path, key),
