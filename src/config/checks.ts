@@ -209,14 +209,26 @@ function checkOptions(options: Plain, path: string, report: (path: string, messa
   const policy = options.expirationPolicy;
   if (isPlain(policy) && policy.fields !== undefined && policy.policy !== 'log')
     report(`${path}.expirationPolicy.fields`, "only applies with policy: 'log'");
+  // Pairs within one mapping are the schema's (`atLeast`); these span two.
   const thresholds = options.thresholds;
   if (isPlain(thresholds))
     for (const unit of ['messages', 'bytes']) {
       const high = thresholds[`${unit}High`];
-      const low = thresholds[`${unit}Low`];
-      if (typeof high === 'number' && typeof low === 'number' && low > high)
-        report(`${path}.thresholds.${unit}Low`, `expected at most ${unit}High (${high})`);
+      const maximum = options[`${unit}Maximum`];
+      if (typeof high === 'number' && typeof maximum === 'number' && high >= maximum)
+        report(
+          `${path}.thresholds.${unit}High`,
+          `expected less than ${unit}Maximum (${maximum}): flow control would never start, the quota refuses sends first`,
+        );
     }
+  const backoff = options.redeliveryBackoff;
+  const delay = options.redeliveryDelayOverride;
+  if (isPlain(backoff) && typeof backoff.maximumMs === 'number' && typeof delay === 'number')
+    if (delay > backoff.maximumMs)
+      report(
+        `${path}.redeliveryBackoff.maximumMs`,
+        `expected at least redeliveryDelayOverride (${delay}): the cap would be below the first delay`,
+      );
 }
 
 function checkBridges(
@@ -289,10 +301,6 @@ function checkBridges(
         report(`${path}.target.destination`, 'is the source destination too: the bridge would loop');
     }
     checkSelector(selector, `${path}.selector`, report);
-    const reconnect = entry.reconnect;
-    if (isPlain(reconnect) && typeof reconnect.minMs === 'number' && typeof reconnect.maxMs === 'number')
-      if (reconnect.maxMs < reconnect.minMs)
-        report(`${path}.reconnect.maxMs`, `expected at least minMs (${reconnect.minMs})`);
   });
 }
 

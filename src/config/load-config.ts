@@ -54,7 +54,15 @@ export function parseConfig(text: string, file: string, options: LoadOptions): L
     isCoercible: (path) => source.isCoercible(path),
     connections: new Map(),
   };
-  const data = source.data ?? {};
+  if (source.data === undefined || source.data === null)
+    throw new ConfigError([
+      source.format({
+        path: '',
+        message:
+          'the configuration is empty (nothing but comments, or null): write the settings to run (config/gateway.yaml is an example), or {} for every default',
+      }),
+    ]);
+  const data = source.data;
   const resolved = resolveNode(gatewaySchema(options.registry), data, '', context) as
     Record<string, unknown> | undefined;
   if (resolved !== undefined) problems.push(...checkConfig(resolved, env));

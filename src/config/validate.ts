@@ -4,7 +4,7 @@
  * look at the rest. Broker endpoints are validated by their connector's own schema through
  * `resolveConfig`, merged over the named connection they reference.
  */
-import { type ConnectorDefinition, resolveConfig } from '../spi/index.js';
+import { type ConnectorDefinition, rangeProblems, resolveConfig } from '../spi/index.js';
 import { type SchemaNode, type TaggedNode, type Variant, defaultOf, expectedOf } from './schema.js';
 import type { Problem } from './yaml-source.js';
 
@@ -144,6 +144,8 @@ function resolveObject(
     const resolved = resolveNode(field, value[key], join(path, key), context);
     if (resolved !== undefined) result[key] = resolved;
   }
+  for (const problem of rangeProblems(fields, value, result, path))
+    context.problems.push({ path: problem.path, message: problem.expected });
   return result;
 }
 

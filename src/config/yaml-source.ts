@@ -233,7 +233,7 @@ export class ConfigSource {
   #resolve(alias: Alias): Node | null {
     let target = this.#aliases.get(alias);
     if (target === undefined) {
-      target = (alias.resolve(this.#document)) ?? null;
+      target = alias.resolve(this.#document) ?? null;
       this.#aliases.set(alias, target);
     }
     return target;

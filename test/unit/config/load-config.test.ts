@@ -30,8 +30,22 @@ test('config - the embedded default configuration loads', async () => {
   );
 });
 
-test('config - an empty file is every default', () => {
-  const { config } = parseConfig('', 'empty.yaml', options);
+test('config - an empty file, one of only comments and a null document are refused at their place', () => {
+  const empty =
+    'the configuration is empty (nothing but comments, or null): write the settings to run (config/gateway.yaml is an example), or {} for every default';
+  for (const [text, place] of [
+    ['', '1:1'],
+    ['\n\n', '1:1'],
+    ['# the gateway\n# more comments\n', '1:1'],
+    ['# a comment\nnull\n', '2:1'],
+    ['~\n', '1:1'],
+    ['---\n...\n', '1:1'],
+  ] as const)
+    assert.deepEqual(problemsOf(text), [`gw.yaml:${place}: ${empty}`], JSON.stringify(text));
+});
+
+test('config - an empty mapping is every default', () => {
+  const { config } = parseConfig('{}\n', 'empty.yaml', options);
   assert.deepEqual(config.store, { path: './data', memory: false, synchronous: 'full' });
   assert.deepEqual(config.admin, { enabled: true, host: '127.0.0.1', port: 8161 });
   assert.equal(config.shutdown.deadlineMs, 10_000);
@@ -126,7 +140,7 @@ test('config - destination settings are typed, and nested problems point at thei
     ),
     [
       "gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: not a valid schedule: invalid schedule at column 5: 99 is out of range (0-59) in field 'minute'",
-      'gw.yaml:5:52: destinations.queues[0].thresholds.messagesLow: expected at most messagesHigh (10)',
+      'gw.yaml:5:35: destinations.queues[0].thresholds.messagesHigh: expected at least messagesLow (20)',
       "gw.yaml:6:52: destinations.queues[0].expirationPolicy.fields: only applies with policy: 'log'",
       'gw.yaml:7:26: destinations.queues[0].redeliveryBackoff.multiplier: is required: Growth factor (>= 1).',
       "gw.yaml:8:13: destinations.queues[1].name: 'queue://q' is declared twice (first at destinations.queues[0])",
@@ -408,5 +422,36 @@ test('config - timeToDeliverOverride takes -1 for no override and ms written as 
   assert.match(belowMinimum!, /^gw\.yaml:4:30: destinations\.queues\[0\]\.timeToDeliverOverride: /);
   assert.deepEqual(problemsOf(queues('"-5"')), [
     'gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: -5 ms: expected -1 (no override), ms >= 0 or a schedule',
+  ]);
+});
+
+test('config - a maximum below its minimum is refused wherever the schema pairs them, at the value written', () => {
+  const jms = (name: string) =>
+    `source: { type: jms, destination: queue://${name}.in }, target: { type: jms, destination: queue://${name}.out }`;
+  const problems = problemsOf(
+    yaml(
+      'engine:',
+      '  throttling: { enabled: true, destinationThreshold: 50 }',
+      'destinations:',
+      '  queues:',
+      '    - { name: a, messagesMaximum: 100, thresholds: { messagesHigh: 100 } }',
+      '    - { name: b, redeliveryDelayOverride: 5000, redeliveryBackoff: { multiplier: 2, maximumMs: 1000 } }',
+      '    - { name: c, thresholds: { bytesHigh: 10, bytesLow: 11 } }',
+      'bridges:',
+      `  - { name: r1, ${jms('r1')}, retry: { delay: { kind: exponential, initialMs: 5000, maxMs: 1000 } } }`,
+      `  - { name: r2, ${jms('r2')}, retry: { delay: { kind: exponential, initialMs: 120000 } } }`,
+      `  - { name: r3, ${jms('r3')}, reconnect: { minMs: 100000 } }`,
+      `  - { name: r4, ${jms('r4')}, maxInFlight: 10, maxInFlightPerUnit: 20 }`,
+    ),
+  );
+  assert.deepEqual(problems, [
+    'gw.yaml:2:54: engine.throttling.destinationThreshold: expected at least lag (100, its default)',
+    'gw.yaml:5:68: destinations.queues[0].thresholds.messagesHigh: expected less than messagesMaximum (100): flow control would never start, the quota refuses sends first',
+    'gw.yaml:6:96: destinations.queues[1].redeliveryBackoff.maximumMs: expected at least redeliveryDelayOverride (5000): the cap would be below the first delay',
+    'gw.yaml:7:43: destinations.queues[2].thresholds.bytesHigh: expected at least bytesLow (11)',
+    'gw.yaml:9:181: bridges[0].retry.delay.maxMs: expected at least initialMs (5000)',
+    'gw.yaml:10:168: bridges[1].retry.delay.initialMs: expected at most maxMs (60000, its default)',
+    'gw.yaml:11:140: bridges[2].reconnect.minMs: expected at most maxMs (60000, its default)',
+    'gw.yaml:12:133: bridges[3].maxInFlight: expected at least maxInFlightPerUnit (20)',
   ]);
 });
