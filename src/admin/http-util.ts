@@ -1,6 +1,5 @@
 /** Small HTTP helpers for the admin API: JSON bodies with a size limit, errors mapped to status codes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JMSError } from '../jms/errors.js';
 
 /** An error with the HTTP status to answer with. */
 export class HttpError extends Error {
@@ -47,23 +46,6 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 export function sendText(response: ServerResponse, status: number, contentType: string, text: string): void {
   response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   response.end(text);
-}
-
-/** The status an error maps to: client mistakes are 4xx, a full gateway 503, the rest 500. */
-export function statusOf(error: unknown): number {
-  if (error instanceof HttpError) return error.status;
-  if (!(error instanceof JMSError) && (error as Error | undefined)?.name !== 'ScheduleSyntaxError')
-    return 500;
-  switch ((error as Error).name) {
-    case 'InvalidDestinationError':
-      return /does not exist|no durable subscription|there is no/.test((error as Error).message) ? 404 : 400;
-    case 'IllegalStateError':
-      return 409;
-    case 'ResourceAllocationError':
-      return 503;
-    default:
-      return 400;
-  }
 }
 
 /** A JSON object body, or a 400. */

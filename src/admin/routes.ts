@@ -2,11 +2,11 @@
  * The admin API's routes. Each handler gets the path parameters, the query and a body reader, and
  * returns the JSON to answer with (or throws; errors map to status codes in one place).
  */
-import type { DestinationOptions } from '../jms/destination/destination-options.js';
 import type { JmsEngine } from '../jms/engine.js';
 import { messageFromJson, messageToJson } from '../jms/message/message-json.js';
 import type { BridgeControl } from './bridge-control.js';
 import type { DestinationOperations } from './destination-operations.js';
+import { parseDestinationRequest } from './destination-request.js';
 import { HttpError, expectObject } from './http-util.js';
 
 /** What a handler sees of a request. */
@@ -85,13 +85,10 @@ export function adminRoutes(services: AdminServices): Route[] {
       path: '/destinations',
       summary: 'Creates a queue or topic: {"kind":"queue","name":"orders","options":{...}}.',
       async handle({ body }) {
-        const input = expectObject(await body(), 'destination');
-        const options = (input.options ?? {}) as DestinationOptions;
-        if (typeof input.name !== 'string') throw new HttpError(400, 'name: expected a string');
-        if (input.kind === 'queue') await engine.createQueue(input.name, options);
-        else if (input.kind === 'topic') await engine.createTopic(input.name, options);
-        else throw new HttpError(400, "kind: expected 'queue' or 'topic'");
-        return { status: 201, body: engine.destinationStatistics(`${input.kind}://${input.name}`) };
+        const { kind, name, options } = parseDestinationRequest(await body());
+        if (kind === 'queue') await engine.createQueue(name, options);
+        else await engine.createTopic(name, options);
+        return { status: 201, body: engine.destinationStatistics(`${kind}://${name}`) };
       },
     },
     {
@@ -153,7 +150,11 @@ export function adminRoutes(services: AdminServices): Route[] {
         if (typeof input.to !== 'string')
           throw new HttpError(400, "to: expected 'origin' or a destination like 'queue://orders'");
         const options: { selector?: string | null; limit?: number } = {};
+        if (input.selector !== undefined && input.selector !== null && typeof input.selector !== 'string')
+          throw new HttpError(400, 'selector: expected a string');
         if (typeof input.selector === 'string') options.selector = input.selector;
+        if (input.limit !== undefined && !(Number.isInteger(input.limit) && (input.limit as number) >= 1))
+          throw new HttpError(400, `limit: expected an integer >= 1`);
         if (typeof input.limit === 'number') options.limit = input.limit;
         return { body: await operations.move(destinationName(params), input.to, options) };
       },

@@ -10,8 +10,10 @@ import type { JmsEngine } from '../jms/engine.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { DestinationOperations } from './destination-operations.js';
-import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
+import { statusOf } from './error-status.js';
+import { HttpError, readJson, sendJson, sendText } from './http-util.js';
 import { renderMetrics } from './metrics.js';
+import { tokenWeakness, weakTokenMessage } from './token-strength.js';
 import { openApiDocument } from './openapi.js';
 
 /** How long closing waits for requests under way before it cuts their connections. */
@@ -54,6 +56,9 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       `the admin API listens on '${host}', which is not loopback: set a token (JMS_GATEWAY_ADMIN_TOKEN) or listen on 127.0.0.1`,
     );
   }
+  // A token given at all must be one no one can guess, on loopback too.
+  const weakness = options.token ? tokenWeakness(options.token) : undefined;
+  if (weakness !== undefined) throw new Error(weakTokenMessage('JMS_GATEWAY_ADMIN_TOKEN', weakness));
   const operations = new DestinationOperations(options.engine);
   const bridges = options.bridges ?? noBridges;
   const services: AdminServices = { engine: options.engine, operations, bridges };
@@ -64,7 +69,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://admin');
+    const url = requestUrl(request);
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
     if (url.pathname === '/ready') return sendJson(response, ready() ? 200 : 503, { ready: ready() });
     if (expected && !authorized(request, expected)) {
@@ -88,7 +93,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       if (!match) continue;
       if (route.method !== request.method) continue;
       const params = Object.fromEntries(
-        Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
+        Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)]),
       );
       const result = await route.handle({ params, query: url.searchParams, body: () => readJson(request) });
       return sendJson(response, result.status ?? 200, result.body ?? null);
@@ -142,6 +147,24 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
 function authorized(request: IncomingMessage, expected: Buffer): boolean {
   const given = Buffer.from(request.headers.authorization ?? '');
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The request's URL; one that does not parse is the client's mistake. */
+function requestUrl(request: IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? '/', 'http://admin');
+  } catch {
+    throw new HttpError(400, `'${request.url ?? ''}' is not a valid request path`);
+  }
+}
+
+/** A path parameter, percent-decoded; a malformed escape (`%ZZ`, a cut UTF-8 sequence) is a 400. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `path segment '${segment}' is not valid percent-encoding (write '%' as '%25')`);
+  }
 }
 
 /** `/destinations/{kind}/{name}` → a regular expression with named groups; a parameter is one path segment. */

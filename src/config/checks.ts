@@ -5,6 +5,7 @@
  * schema they catch what starting the gateway would refuse.
  */
 import { isLoopback } from '../admin/server.js';
+import { tokenWeakness, weakTokenMessage } from '../admin/token-strength.js';
 import { deliveryTimeOverrideOf } from '../jms/destination/destination-options.js';
 import { parseDestination } from '../jms/destination/destination.js';
 import { parseSchedule } from '../jms/schedule.js';
@@ -53,6 +54,9 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   checkErrorDestinations((data.destinations ?? {}) as Plain, declared, report);
   checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
   const admin = (data.admin ?? {}) as Plain;
+  const token = env[ADMIN_TOKEN_ENV];
+  const weakness = admin.enabled !== false && token ? tokenWeakness(token) : undefined;
+  if (weakness !== undefined) report('admin', weakTokenMessage(ADMIN_TOKEN_ENV, weakness));
   if (
     admin.enabled !== false &&
     typeof admin.host === 'string' &&
@@ -109,9 +113,10 @@ function checkDestinations(destinations: Plain, report: (path: string, message: 
     if (earlier !== undefined) report(`${path}.name`, `'${uri}' is declared twice (first at ${earlier})`);
     else first.set(uri, path);
     declared.all.add(uri);
-    checkOptions(entry, path, report);
+    checkDestinationOptions(entry, path, report);
     if (!distributed) return;
-    if (isPlain(entry.memberOptions)) checkOptions(entry.memberOptions, `${path}.memberOptions`, report);
+    if (isPlain(entry.memberOptions))
+      checkDestinationOptions(entry.memberOptions, `${path}.memberOptions`, report);
     const members = Array.isArray(entry.members) ? entry.members : [];
     const seen = new Set<string>();
     const memberUris: string[] = [];
@@ -190,7 +195,12 @@ function errorDestinationProblem(name: string, declared: Declared): string | und
   return undefined;
 }
 
-function checkOptions(options: Plain, path: string, report: (path: string, message: string) => void): void {
+/** The checks of one destination's options that span fields: a configured destination's, or one created through the admin API. */
+export function checkDestinationOptions(
+  options: Plain,
+  path: string,
+  report: (path: string, message: string) => void,
+): void {
   if (typeof options.timeToDeliverOverride === 'string') {
     const override = deliveryTimeOverrideOf(options.timeToDeliverOverride);
     if (override.kind === 'schedule') {

@@ -2,12 +2,13 @@
  * The gateway's configuration schema, composed from the engine's settings and each registered
  * connector's own schema. Field order here is the order of the generated reference.
  */
+import { DESTINATION_NAME_PATTERN } from '../jms/destination/destination-name.js';
 import type { FieldSpec } from '../spi/index.js';
 import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
 import type { ObjectNode, SchemaNode, TaggedNode, Variant } from './schema.js';
 
-/** What a destination name may be: the engine refuses spaces and '#'. */
-export const DESTINATION_NAME_PATTERN = '^[^\\s#/]+$';
+/** What a destination name may be: the engine's own rule (length, characters), so both refuse the same names. */
+export { DESTINATION_NAME_PATTERN };
 /** `queue://name` or `topic://name`. */
 export const DESTINATION_URI_PATTERN = '^(queue|topic)://[^\\s#]+$';
 /** Bridge and connection names: they appear in client ids, metrics labels and admin URLs. */

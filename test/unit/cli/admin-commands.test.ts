@@ -127,7 +127,11 @@ test('cli admin commands - clear errors: no gateway, wrong token, bad usage', as
   assert.equal(await adminCommand('status', [], offline.io), 1);
   assert.match(offline.err[0]!, /cannot reach the gateway's admin API at http:\/\/127\.0\.0\.1:9/);
   const t = testEngine();
-  const server = await startAdminServer({ engine: t.engine, port: 0, token: 'right' });
+  const server = await startAdminServer({
+    engine: t.engine,
+    port: 0,
+    token: '3f9c2a7be41d08c6f5a9e2d7b1c40e8a',
+  });
   const wrong = capture({ JMS_GATEWAY_ADMIN_URL: server.url, JMS_GATEWAY_ADMIN_TOKEN: 'wrong' });
   assert.equal(await adminCommand('status', [], wrong.io), 1);
   assert.match(wrong.err[0]!, /failed with 401: .*\(set JMS_GATEWAY_ADMIN_TOKEN\)/);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { ConfigError, type LoadOptions, loadConfig, parseConfig } from '../../../src/config/load-config.js';
+import { DESTINATION_NAME_PATTERN } from '../../../src/jms/destination/destination-name.js';
 import { fakeRegistry } from './fake-connectors.js';
 
 const options: LoadOptions = { registry: fakeRegistry(), env: {} };
@@ -73,7 +74,7 @@ test('config - every problem is listed with file, line, column and path', () => 
     ),
   );
   assert.deepEqual(problems, [
-    'gw.yaml:3:13: destinations.queues[0].name: expected a string matching ^[^\\s#/]+$',
+    `gw.yaml:3:13: destinations.queues[0].name: expected a string matching ${DESTINATION_NAME_PATTERN}`,
     'gw.yaml:5:24: destinations.queues[1].redeliveryLimit: expected an integer >= -1',
     "gw.yaml:6:3: destinations.topicz: unknown setting (did you mean 'topics'? known: distributedQueues, distributedTopics, queues, topics)",
     'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, shutdown, store)',
@@ -408,7 +409,10 @@ test('config - the admin token only comes from the environment', () => {
     "gw.yaml:2:9: admin.host: '0.0.0.0' is not loopback, so the admin API needs a token: set the environment variable JMS_GATEWAY_ADMIN_TOKEN, or listen on 127.0.0.1",
   ]);
   assert.deepEqual(
-    problemsOf(yaml('admin:', '  host: 0.0.0.0'), { ...options, env: { JMS_GATEWAY_ADMIN_TOKEN: 't' } }),
+    problemsOf(yaml('admin:', '  host: 0.0.0.0'), {
+      ...options,
+      env: { JMS_GATEWAY_ADMIN_TOKEN: '3f9c2a7be41d08c6f5a9e2d7b1c40e8a' },
+    }),
     [],
   );
 });
@@ -454,4 +458,13 @@ test('config - a maximum below its minimum is refused wherever the schema pairs 
     'gw.yaml:11:140: bridges[2].reconnect.minMs: expected at most maxMs (60000, its default)',
     'gw.yaml:12:133: bridges[3].maxInFlight: expected at least maxInFlightPerUnit (20)',
   ]);
+});
+
+test('config - a weak admin token is a problem validate reports, never showing the token', () => {
+  assert.deepEqual(
+    problemsOf(yaml('admin:', '  host: 0.0.0.0'), { ...options, env: { JMS_GATEWAY_ADMIN_TOKEN: 'secret' } }),
+    [
+      'gw.yaml:2:3: admin: the admin token in JMS_GATEWAY_ADMIN_TOKEN is not strong enough: it has 6 characters, at least 16 are needed; make one with: openssl rand -hex 16',
+    ],
+  );
 });
