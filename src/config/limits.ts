@@ -5,8 +5,11 @@
  */
 import { Lexer } from 'yaml';
 
-/** Largest configuration file the gateway reads, in bytes (1 MiB: hundreds of bridges fit). */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+/**
+ * Largest configuration file the gateway reads, in bytes (512 KiB: a thousand bridges fit). The
+ * YAML parser takes about a second per megabyte, during which a reload holds the event loop.
+ */
+export const MAX_CONFIG_BYTES = 512 * 1024;
 
 /**
  * Most values (mappings, lists and scalars) aliases may stand for, each use of an alias counting
@@ -37,7 +40,7 @@ export function checkDocumentText(text: string): LimitProblem | undefined {
 
 /** Why a configuration of `bytes` is refused. */
 export function tooLarge(bytes: number): string {
-  return `the configuration is ${bytes} bytes, more than the limit of ${MAX_CONFIG_BYTES} bytes (1 MiB): remove what is not needed, or use aliases for repeated settings`;
+  return `the configuration is ${bytes} bytes, more than the limit of ${MAX_CONFIG_BYTES} bytes (512 KiB): remove what is not needed, or use aliases for repeated settings`;
 }
 
 function flowNestingProblem(text: string): LimitProblem | undefined {

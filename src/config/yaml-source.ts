@@ -9,6 +9,7 @@ import {
   type Document,
   LineCounter,
   type Node,
+  type Pair,
   type ParsedNode,
   isAlias,
   isMap,
@@ -16,6 +17,7 @@ import {
   isScalar,
   isSeq,
   parseDocument,
+  visit,
 } from 'yaml';
 import { type Substitution, hasReference, redact, substituteEnv } from './env.js';
 import { MAX_ALIASED_VALUES, MAX_NESTING, TOO_DEEP, checkDocumentText } from './limits.js';
@@ -42,6 +44,8 @@ interface Expansion {
   values: number;
   /** The alias of the document's own tree being followed now, if any. */
   alias: Node | null;
+  /** Whether the values passed the limit: the walk stopped. */
+  exceeded: boolean;
 }
 
 interface Located {
@@ -65,6 +69,7 @@ export class ConfigSource {
   readonly #problems: Problem[] = [];
   /** Collections whose structure was checked: each once, however many aliases lead to it. */
   readonly #checked = new WeakSet<Node>();
+  /** Each alias of the document with what it stands for, filled by the first {@link #resolve}. */
   readonly #aliases = new Map<Alias, Node | null>();
   /** The content as plain data, references substituted; undefined when the YAML is malformed. */
   readonly data: unknown;
@@ -106,19 +111,21 @@ export class ConfigSource {
       this.syntaxErrors = parseErrors;
       return;
     }
-    const structure: string[] = [];
-    const expansion: Expansion = { values: 0, alias: null };
-    const walked = this.#walk(this.#document.contents, '', null, 0, env, structure, expansion);
-    this.syntaxErrors = walked ? structure : [...structure, this.#expansionProblem(expansion)];
-    if (this.syntaxErrors.length > 0) return;
-    // Aliases are bounded by the walk above (it counts every value they expand to, and says
-    // where), so the conversion needs no alias limit of its own: it shares the anchored values.
-    try {
-      this.data = this.#document.toJS({ maxAliasCount: -1 }) as unknown;
-    } catch (error) {
-      // Not expected once the walk passed; a document the library cannot convert is still the file's problem.
-      this.syntaxErrors = [this.#at(0, `cannot read the document: ${(error as Error).message}`)];
+    // Sizes first, in time linear in the file: a bomb is refused without expanding any of it.
+    const bomb = this.#firstAliasPastLimit();
+    if (bomb !== undefined) {
+      this.syntaxErrors = [
+        this.#expansionProblem({ values: MAX_ALIASED_VALUES + 1, alias: bomb, exceeded: true }),
+      ];
+      return;
     }
+    const structure: string[] = [];
+    const expansion: Expansion = { values: 0, alias: null, exceeded: false };
+    const data = this.#walk(this.#document.contents, '', null, 0, env, structure, expansion);
+    this.syntaxErrors = expansion.exceeded ? [...structure, this.#expansionProblem(expansion)] : structure;
+    // The walk builds the data itself: the library's toJS resolves each alias by a search
+    // through every anchor and alias before it, quadratic in the aliases.
+    if (this.syntaxErrors.length === 0) this.data = data;
   }
 
   /** Problems found while substituting environment references. */
@@ -169,10 +176,11 @@ export class ConfigSource {
   }
 
   /**
-   * Indexes every path of the document, following aliases, and substitutes references. Counts
-   * the values it reaches through aliases (each use of an alias counts its whole value again),
-   * and returns false as soon as they pass {@link MAX_ALIASED_VALUES}. Keys that repeat, keys that are not names and nesting
-   * past {@link MAX_NESTING} are added to `structure`.
+   * Builds the plain data of the document (aliases expanded, references substituted) and indexes
+   * every path. Counts the values it reaches through aliases (each use of an alias counts its
+   * whole value again) and stops as soon as they pass {@link MAX_ALIASED_VALUES}, setting
+   * `expansion.exceeded`. Keys that repeat, keys that are not names and nesting past
+   * {@link MAX_NESTING} are added to `structure`.
    */
   #walk(
     node: unknown,
@@ -182,7 +190,7 @@ export class ConfigSource {
     env: Readonly<Record<string, string | undefined>>,
     structure: string[],
     expansion: Expansion,
-  ): boolean {
+  ): unknown {
     let value = node as Node | null;
     let outermost = false;
     if (isAlias(value)) {
@@ -192,21 +200,23 @@ export class ConfigSource {
       }
       value = this.#resolve(value);
     }
-    if (expansion.alias !== null && ++expansion.values > MAX_ALIASED_VALUES) return false;
+    if (expansion.alias !== null && ++expansion.values > MAX_ALIASED_VALUES) {
+      expansion.exceeded = true;
+      return undefined;
+    }
     // A `key:` with nothing after it has a null scalar without a place; the key stands in for it.
     const placed = value?.range && value.range[0] !== value.range[1] ? value : null;
     this.#index.set(path, { value: placed, key });
+    let data: unknown = null;
     if ((isMap(value) || isSeq(value)) && depth >= MAX_NESTING) {
       if (!this.#checked.has(value)) structure.push(this.#at(value.range?.[0] ?? 0, TOO_DEEP));
       this.#checked.add(value);
-      return true;
-    }
-    let within = true;
-    if (isMap(value)) {
+    } else if (isMap(value)) {
       this.#checkKeys(value, structure);
+      const object: Record<string, unknown> = {};
       for (const pair of value.items) {
         const name = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        within = this.#walk(
+        const item = this.#walk(
           pair.value,
           path === '' ? name : `${path}.${name}`,
           pair.key as Node,
@@ -215,28 +225,90 @@ export class ConfigSource {
           structure,
           expansion,
         );
-        if (!within) break;
+        if (expansion.exceeded) break;
+        // A key like `__proto__` is data here, never the object's prototype.
+        Object.defineProperty(object, name, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
+      data = object;
     } else if (isSeq(value)) {
+      const list: unknown[] = [];
       for (const [index, item] of value.items.entries()) {
-        within = this.#walk(item, `${path}[${index}]`, null, depth + 1, env, structure, expansion);
-        if (!within) break;
+        list.push(this.#walk(item, `${path}[${index}]`, null, depth + 1, env, structure, expansion));
+        if (expansion.exceeded) break;
       }
-    } else if (isScalar(value) && typeof value.value === 'string' && hasReference(value.value)) {
-      this.#substitute(value as Node & { value: string }, path, env);
+      data = list;
+    } else if (isScalar(value)) {
+      if (typeof value.value === 'string' && hasReference(value.value))
+        this.#substitute(value as Node & { value: string }, path, env);
+      data = value.value;
     }
-    if (outermost && within) expansion.alias = null;
-    return within;
+    if (outermost && !expansion.exceeded) expansion.alias = null;
+    return data;
   }
 
-  /** What an alias stands for; looked up once per alias, as each lookup searches the document. */
+  /**
+   * The alias of the document's own tree (in file order) at which the values aliases stand for
+   * pass {@link MAX_ALIASED_VALUES}, from each node's expanded size, computed once per node.
+   */
+  #firstAliasPastLimit(): Alias | undefined {
+    const sizes = new Map<Node, number>();
+    let aliased = 0;
+    const visit = (node: unknown, depth: number): Alias | undefined => {
+      if (depth > MAX_NESTING) return undefined;
+      if (isAlias(node)) {
+        const target = this.#resolve(node);
+        aliased += target === null ? 1 : this.#expandedSize(target, sizes, 0);
+        return aliased > MAX_ALIASED_VALUES ? node : undefined;
+      }
+      if (isMap(node) || isSeq(node))
+        for (const item of node.items) {
+          const found = visit(isMap(node) ? (item as Pair).value : item, depth + 1);
+          if (found) return found;
+        }
+      return undefined;
+    };
+    return visit(this.#document.contents, 0);
+  }
+
+  /** How many values `node` stands for with its aliases expanded (capped: only "more than the limit" matters). */
+  #expandedSize(node: Node, sizes: Map<Node, number>, depth: number): number {
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    // An alias inside its own anchor (a cycle) counts once; deeper than the nesting limit is refused anyway.
+    sizes.set(node, 1);
+    let size = 1;
+    if ((isMap(node) || isSeq(node)) && depth <= MAX_NESTING)
+      for (const item of node.items) {
+        const child = (isMap(node) ? (item as Pair).value : item) as Node | null;
+        const target = isAlias(child) ? this.#resolve(child) : child;
+        if (target)
+          size = Math.min(size + this.#expandedSize(target, sizes, depth + 1), MAX_ALIASED_VALUES + 1);
+      }
+    sizes.set(node, size);
+    return size;
+  }
+
+  /**
+   * What an alias stands for: the last node before it with its anchor. The anchors are found in
+   * one pass over the document, the first time an alias is resolved (the library's own lookup
+   * searches the document once per alias).
+   */
   #resolve(alias: Alias): Node | null {
-    let target = this.#aliases.get(alias);
-    if (target === undefined) {
-      target = alias.resolve(this.#document) ?? null;
-      this.#aliases.set(alias, target);
+    if (this.#aliases.size === 0) {
+      const anchors = new Map<string, Node>();
+      visit(this.#document, {
+        Node: (_key, node) => {
+          if (isAlias(node)) this.#aliases.set(node, anchors.get(node.source) ?? null);
+          else if (node.anchor) anchors.set(node.anchor, node);
+        },
+      });
     }
-    return target;
+    return this.#aliases.get(alias) ?? null;
   }
 
   /** Each mapping once, however many aliases lead to it: its keys are names, each once. */
