@@ -12,6 +12,7 @@ import { type BridgeControl, noBridges } from './bridge-control.js';
 import { DestinationOperations } from './destination-operations.js';
 import { statusOf } from './error-status.js';
 import { HttpError, readJson, sendJson, sendText } from './http-util.js';
+import { isLoopback } from './loopback.js';
 import { renderMetrics } from './metrics.js';
 import { tokenWeakness, weakTokenMessage } from './token-strength.js';
 import { openApiDocument } from './openapi.js';
@@ -41,12 +42,7 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** Whether an address only accepts connections from this machine. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host);
-}
+export { isLoopback };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const host = options.host ?? '127.0.0.1';

@@ -4,7 +4,7 @@
  * connector accepts its endpoint (its constructor runs; nothing connects). Together with the
  * schema they catch what starting the gateway would refuse.
  */
-import { isLoopback } from '../admin/server.js';
+import { isLoopback } from '../admin/loopback.js';
 import { tokenWeakness, weakTokenMessage } from '../admin/token-strength.js';
 import { deliveryTimeOverrideOf } from '../jms/destination/destination-options.js';
 import { parseDestination } from '../jms/destination/destination.js';

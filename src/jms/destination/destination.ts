@@ -98,6 +98,8 @@ export class TemporaryTopic extends Topic {
 export function parseDestination(text: string): Queue | Topic {
   const match = /^(queue|topic):\/\/(.+)$/.exec(text);
   if (!match)
-    throw new InvalidDestinationError(`'${text}' is not a destination (expected 'queue://name' or 'topic://name')`);
+    throw new InvalidDestinationError(
+      `'${text}' is not a destination (expected 'queue://name' or 'topic://name')`,
+    );
   return match[1] === 'queue' ? new Queue(match[2]!) : new Topic(match[2]!);
 }

@@ -246,7 +246,12 @@ test('destination names - one limit of length and characters in the configuratio
         ),
     );
   }
-  const huge = await send(server.url, 'POST', '/destinations', JSON.stringify({ kind: 'queue', name: tooLong }));
+  const huge = await send(
+    server.url,
+    'POST',
+    '/destinations',
+    JSON.stringify({ kind: 'queue', name: tooLong }),
+  );
   assert.equal(huge.status, 400);
   assert.match(huge.text, /name: expected a string matching/);
   assert.ok(huge.text.length < 1_000, 'the answer does not echo a huge name');
