@@ -38,9 +38,9 @@ export function checkDocumentText(text: string): LimitProblem | undefined {
   return flowNestingProblem(text);
 }
 
-/** Why a configuration of `bytes` is refused. */
-export function tooLarge(bytes: number): string {
-  return `the configuration is ${bytes} bytes, more than the limit of ${MAX_CONFIG_BYTES} bytes (512 KiB): remove what is not needed, or use aliases for repeated settings`;
+/** Why a configuration of `bytes` (undefined: of a stream that goes on) is refused. */
+export function tooLarge(bytes: number | undefined): string {
+  return `the configuration is ${bytes === undefined ? 'longer than' : `${bytes} bytes, more than`} the limit of ${MAX_CONFIG_BYTES} bytes (512 KiB): remove what is not needed, or use aliases for repeated settings`;
 }
 
 function flowNestingProblem(text: string): LimitProblem | undefined {

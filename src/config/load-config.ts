@@ -4,7 +4,7 @@
  * `${ENV_VAR}` references in strings are substituted from the environment first; their values
  * are secrets, never echoed.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { checkConfig } from './checks.js';
 import type { ConnectorRegistry } from './connector-registry.js';
 import { type GatewayConfig, toGatewayConfig } from './gateway-config.js';
@@ -37,10 +37,31 @@ export interface LoadedConfig {
 
 /** Reads and validates a configuration file. Throws {@link ConfigError} listing every problem. */
 export async function loadConfig(path: string, options: LoadOptions): Promise<LoadedConfig> {
-  // Refused before it is read: a file of gigabytes would take the memory before the check.
-  const { size } = await stat(path);
-  if (size > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(size)}`]);
-  return parseConfig(await readFile(path, 'utf8'), path, options);
+  return parseConfig(await readConfigText(path), path, options);
+}
+
+/**
+ * The file's text, refused past {@link MAX_CONFIG_BYTES} before more is read: a file of
+ * gigabytes, or a device or pipe that never ends (`/dev/zero`), would take the memory first.
+ */
+async function readConfigText(path: string): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (size > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(size)}`]);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks).toString('utf8');
+      total += bytesRead;
+      if (total > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(undefined)}`]);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 /** Validates configuration text; `file` names it in problems. Throws {@link ConfigError}. */

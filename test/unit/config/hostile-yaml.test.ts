@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { stat } from 'node:fs/promises';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { MAX_ALIASED_VALUES, MAX_CONFIG_BYTES, MAX_NESTING } from '../../../src/config/limits.js';
-import { ConfigError, parseConfig } from '../../../src/config/load-config.js';
+import { ConfigError, loadConfig, parseConfig } from '../../../src/config/load-config.js';
 
 /** Generous for a loaded machine; the documents that took minutes before take milliseconds now. */
 const TIME_BOUND_MS = 5_000;
@@ -253,4 +254,23 @@ test('config loader - a file over the size limit, deep nesting and repeated keys
   assert.deepEqual(repeated.ok ? [] : repeated.problems, [
     "hostile.yaml:4:3: key 'path' appears twice in this mapping (remove or rename one of them)",
   ]);
+});
+
+test('config loader - a file that never ends is refused at the size limit, not read into memory', async () => {
+  // A device that reads as an endless run of zero bytes; only where there is one.
+  const endless = '/dev/zero';
+  if (
+    !(await stat(endless).then(
+      (info) => info.isCharacterDevice(),
+      () => false,
+    ))
+  )
+    return;
+  await assert.rejects(loadConfig(endless, { registry: builtinRegistry, env: {} }), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.deepEqual(error.problems, [
+      `/dev/zero:1:1: the configuration is longer than the limit of ${MAX_CONFIG_BYTES} bytes (512 KiB): remove what is not needed, or use aliases for repeated settings`,
+    ]);
+    return true;
+  });
 });
