@@ -6,6 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { JmsEngine } from '../jms/engine.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
@@ -117,6 +118,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       else response.end();
     });
   });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8161, host, () => resolve());
@@ -143,6 +145,30 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
 function authorized(request: IncomingMessage, expected: Buffer): boolean {
   const given = Buffer.from(request.headers.authorization ?? '');
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * A request the HTTP parser refused (malformed, headers too large) gets a JSON error like any
+ * other bad request, instead of Node's bare 400.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    error: {
+      name: 'HttpError',
+      message: tooLarge
+        ? 'the request headers are too large'
+        : `the request is not valid HTTP (${error.code ?? 'parse error'})`,
+    },
+  });
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The request's URL; one that does not parse is the client's mistake. */

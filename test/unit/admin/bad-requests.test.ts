@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { startAdminServer } from '../../../src/admin/server.js';
 import { ConfigError, parseConfig } from '../../../src/config/load-config.js';
 import { MAX_DESTINATION_NAME_LENGTH } from '../../../src/jms/destination/destination-name.js';
@@ -262,4 +263,63 @@ test('destination names - one limit of length and characters in the configuratio
   });
   const metrics = await send(server.url, 'GET', '/metrics');
   assert.ok(metrics.text.length < 100_000, `metrics are ${metrics.text.length} characters`);
+});
+
+test('admin api - random paths, methods and bodies never get a 5xx, and always a JSON answer', async (t) => {
+  const engine = testEngine();
+  t.after(() => engine.close());
+  await engine.engine.createQueue('orders');
+  const server = await startAdminServer({ engine: engine.engine, port: 0 });
+  t.after(() => server.close());
+  const segment = fc.oneof(
+    fc.constantFrom(
+      'destinations',
+      'queue',
+      'topic',
+      'orders',
+      'messages',
+      'move',
+      'subscriptions',
+      'bridges',
+      'pause',
+      'reload',
+      '-',
+      '..',
+      '.',
+    ),
+    fc.stringMatching(/^[A-Za-z0-9._~:@!$&'()*+,;=-]{0,12}$/),
+    fc.stringMatching(/^(%[0-9A-Fa-fZz]{0,2}){1,4}$/),
+  );
+  const body = fc.oneof(
+    fc.constant(undefined),
+    fc.json(),
+    fc.string(),
+    fc.constantFrom(
+      '{"kind":"queue","name":"x","options":{"keys":[{"property":"JMSPriority"}],"thresholds":{}}}',
+      '{"to":"origin"}',
+      '{"type":"text","body":"b"}',
+    ),
+  );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('GET', 'POST', 'DELETE', 'PUT'),
+      fc.array(segment, { minLength: 1, maxLength: 6 }),
+      fc.option(
+        fc.stringMatching(/^[a-z]{1,8}=[A-Za-z0-9%'=<> ]{0,12}$/).map((q) => q.replaceAll(' ', '+')),
+        { nil: undefined },
+      ),
+      body,
+      async (method, segments, query, payload) => {
+        const path = `/${segments.join('/')}${query === undefined ? '' : `?${query}`}`;
+        const answer = await send(server.url, method, path, payload);
+        assert.ok(
+          answer.status < 500,
+          `${method} ${path} ${payload ?? ''} -> ${answer.status} ${answer.text}`,
+        );
+        assert.notEqual(answer.body, undefined, `${method} ${path}: not JSON: ${answer.text.slice(0, 200)}`);
+      },
+    ),
+    { numRuns: 300 },
+  );
+  assert.equal((await send(server.url, 'GET', '/health')).status, 200);
 });
