@@ -12,24 +12,42 @@ export class HttpError extends Error {
   }
 }
 
-const MAX_BODY = 10 * 1024 * 1024;
+/** Largest request body by default, in bytes: a message to send may be this large. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Reads a JSON request body (at most 10 MiB); an empty body reads as `{}`. */
-export async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `request body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+/** Reads a JSON request body (at most `maxBytes`); an empty body reads as `{}`. */
+export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const text = (await readBody(request, maxBytes)).toString('utf8').trim();
   if (text === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The body, up to `maxBytes`. Past that the rest is read and dropped, not kept, and the request
+ * is answered 413: cutting the connection instead would leave the client without the answer.
+ */
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      request.off('data', onData);
+      request.resume();
+      reject(new HttpError(413, `request body is larger than ${maxBytes} bytes`));
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {

@@ -45,7 +45,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
         401: { description: 'missing or wrong bearer token' },
         404: { description: 'no such destination, message, subscription or bridge' },
         409: { description: 'not allowed in the current state' },
-        413: { description: 'the request body is larger than 10 MiB' },
+        413: { description: 'the request body is larger than 10 MiB (64 KiB for settings)' },
         503: {
           description:
             "the server's condition, not the request's: a full or failing store, a full destination or gateway quota",

@@ -21,6 +21,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   summary: string;
+  /** Largest request body, bytes. Default: MAX_BODY_BYTES (10 MiB, for messages). */
+  maxBodyBytes?: number;
   handle(context: RouteContext): Promise<{ status?: number; body: unknown }>;
 }
 
@@ -55,6 +57,9 @@ export interface AdminServices {
   reload?: () => Promise<ReloadResult>;
 }
 
+/** Largest body of a request that holds settings rather than a message (64 KiB: far more than any needs). */
+const SETTINGS_BODY_BYTES = 64 * 1024;
+
 const destinationName = (params: Record<string, string>) => {
   const kind = params.kind;
   if (kind !== 'queue' && kind !== 'topic')
@@ -84,6 +89,7 @@ export function adminRoutes(services: AdminServices): Route[] {
       method: 'POST',
       path: '/destinations',
       summary: 'Creates a queue or topic: {"kind":"queue","name":"orders","options":{...}}.',
+      maxBodyBytes: SETTINGS_BODY_BYTES,
       async handle({ body }) {
         const { kind, name, options } = parseDestinationRequest(await body());
         if (kind === 'queue') await engine.createQueue(name, options);
@@ -145,6 +151,7 @@ export function adminRoutes(services: AdminServices): Route[] {
       path: '/destinations/{kind}/{name}/move',
       summary:
         'Moves messages to another destination, or replays an error destination: {"to":"origin"|"queue://x","selector":...,"limit":...}.',
+      maxBodyBytes: SETTINGS_BODY_BYTES,
       async handle({ params, body }) {
         const input = expectObject(await body(), 'move');
         if (typeof input.to !== 'string')

@@ -92,7 +92,11 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       const params = Object.fromEntries(
         Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)]),
       );
-      const result = await route.handle({ params, query: url.searchParams, body: () => readJson(request) });
+      const result = await route.handle({
+        params,
+        query: url.searchParams,
+        body: () => readJson(request, route.maxBodyBytes),
+      });
       return sendJson(response, result.status ?? 200, result.body ?? null);
     }
     const known = matchers.some(({ pattern }) => pattern.test(url.pathname));

@@ -253,9 +253,17 @@ test('destination names - one limit of length and characters in the configuratio
     '/destinations',
     JSON.stringify({ kind: 'queue', name: tooLong }),
   );
-  assert.equal(huge.status, 400);
-  assert.match(huge.text, /name: expected a string matching/);
-  assert.ok(huge.text.length < 1_000, 'the answer does not echo a huge name');
+  assert.equal(huge.status, 413, 'a body of settings is at most 64 KiB');
+  assert.match(huge.text, /request body is larger than 65536 bytes/);
+  const long = await send(
+    server.url,
+    'POST',
+    '/destinations',
+    JSON.stringify({ kind: 'queue', name: 'n'.repeat(60_000) }),
+  );
+  assert.equal(long.status, 400);
+  assert.match(long.text, /name: expected a string matching/);
+  assert.ok(long.text.length < 1_000, 'the answer does not echo a long name');
   // Created on first use, by a producer: the same rule.
   const session = engine.connect().createSession();
   assert.throws(() => session.createProducer(session.createQueue(tooLong)), {
