@@ -2,6 +2,8 @@
  * The admin API's routes. Each handler gets the path parameters, the query and a body reader, and
  * returns the JSON to answer with (or throws; errors map to status codes in one place).
  */
+import { isDeepStrictEqual } from 'node:util';
+import { parseDestination } from '../jms/destination/destination.js';
 import type { JmsEngine } from '../jms/engine.js';
 import { messageFromJson, messageToJson } from '../jms/message/message-json.js';
 import type { BridgeControl } from './bridge-control.js';
@@ -92,9 +94,20 @@ export function adminRoutes(services: AdminServices): Route[] {
       maxBodyBytes: SETTINGS_BODY_BYTES,
       async handle({ body }) {
         const { kind, name, options } = parseDestinationRequest(await body());
+        const uri = `${kind}://${name}`;
+        const existing = engine.resolveExisting(parseDestination(uri));
+        // Creating what exists changes nothing: say so, rather than 201 with settings not applied.
+        if (existing) {
+          if (!isDeepStrictEqual({ ...existing.options }, { ...options }))
+            throw new HttpError(
+              409,
+              `destination '${uri}' exists already with other settings: they are not changed here (delete it and create it again, or change them in the configuration and reload)`,
+            );
+          return { status: 200, body: engine.destinationStatistics(uri) };
+        }
         if (kind === 'queue') await engine.createQueue(name, options);
         else await engine.createTopic(name, options);
-        return { status: 201, body: engine.destinationStatistics(`${kind}://${name}`) };
+        return { status: 201, body: engine.destinationStatistics(uri) };
       },
     },
     {

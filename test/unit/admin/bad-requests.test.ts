@@ -213,6 +213,18 @@ test('admin api - POST /destinations validates as the configuration does, each p
       ?.options.messagesMaximum,
     10,
   );
+  const again = await create({
+    kind: 'queue',
+    name: 'q',
+    options: { messagesMaximum: 10, thresholds: { messagesHigh: 5 } },
+  });
+  assert.equal(again.status, 200, 'the same settings again: it exists, nothing to do');
+  const other = await create({ kind: 'queue', name: 'q', options: { messagesMaximum: 20 } });
+  assert.equal(other.status, 409);
+  assert.match(
+    other.text,
+    /destination 'queue:\/\/q' exists already with other settings: they are not changed here/,
+  );
 });
 
 test('destination names - one limit of length and characters in the configuration, the admin API and the engine', async (t) => {
