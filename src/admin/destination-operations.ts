@@ -42,7 +42,7 @@ export class DestinationOperations {
   browse(queue: string, selector: string | null, limit: number): Message[] {
     const session = this.#connection.createSession();
     try {
-      return session.createBrowser(queueHandle(queue), selector).getEnumeration().slice(0, limit);
+      return session.createBrowser(this.#existingQueue(queue), selector).getEnumeration().slice(0, limit);
     } finally {
       void session.close();
     }
@@ -82,7 +82,7 @@ export class DestinationOperations {
     const session = this.#connection.createSession(true);
     try {
       const consumer = session.createConsumer(
-        queueHandle(queue),
+        this.#existingQueue(queue),
         `JMSMessageID = '${messageId.replaceAll("'", "''")}'`,
       );
       const found = await consumer.receiveNoWait();
@@ -115,7 +115,7 @@ export class DestinationOperations {
     const session = this.#connection.createSession(true);
     let moved = 0;
     try {
-      const consumer = session.createConsumer(queueHandle(from), selector || null);
+      const consumer = session.createConsumer(this.#existingQueue(from), selector || null);
       const producer = session.createProducer();
       for (;;) {
         let batch = 0;
@@ -152,6 +152,13 @@ export class DestinationOperations {
     if (!this.engine.resolveExisting(handle)) {
       throw new InvalidDestinationError(`destination '${name}' does not exist`);
     }
+    return handle;
+  }
+
+  /** A queue to read: looking at one that does not exist must not create it on first use. */
+  #existingQueue(name: string): Queue {
+    const handle = queueHandle(name);
+    this.#existing(handle.toString());
     return handle;
   }
 

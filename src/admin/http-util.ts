@@ -1,6 +1,5 @@
 /** Small HTTP helpers for the admin API: JSON bodies with a size limit, errors mapped to status codes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { JMSError } from '../jms/errors.js';
 
 /** An error with the HTTP status to answer with. */
 export class HttpError extends Error {
@@ -13,24 +12,42 @@ export class HttpError extends Error {
   }
 }
 
-const MAX_BODY = 10 * 1024 * 1024;
+/** Largest request body by default, in bytes: a message to send may be this large. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Reads a JSON request body (at most 10 MiB); an empty body reads as `{}`. */
-export async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `request body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
+/** Reads a JSON request body (at most `maxBytes`); an empty body reads as `{}`. */
+export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const text = (await readBody(request, maxBytes)).toString('utf8').trim();
   if (text === '') return {};
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The body, up to `maxBytes`. Past that the rest is read and dropped, not kept, and the request
+ * is answered 413: cutting the connection instead would leave the client without the answer.
+ */
+function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      request.off('data', onData);
+      request.resume();
+      reject(new HttpError(413, `request body is larger than ${maxBytes} bytes`));
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
@@ -47,23 +64,6 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 export function sendText(response: ServerResponse, status: number, contentType: string, text: string): void {
   response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
   response.end(text);
-}
-
-/** The status an error maps to: client mistakes are 4xx, a full gateway 503, the rest 500. */
-export function statusOf(error: unknown): number {
-  if (error instanceof HttpError) return error.status;
-  if (!(error instanceof JMSError) && (error as Error | undefined)?.name !== 'ScheduleSyntaxError')
-    return 500;
-  switch ((error as Error).name) {
-    case 'InvalidDestinationError':
-      return /does not exist|no durable subscription|there is no/.test((error as Error).message) ? 404 : 400;
-    case 'IllegalStateError':
-      return 409;
-    case 'ResourceAllocationError':
-      return 503;
-    default:
-      return 400;
-  }
 }
 
 /** A JSON object body, or a 400. */

@@ -39,11 +39,17 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
         : {}),
       responses: {
         200: { description: 'done', content: { 'application/json': { schema: { type: 'object' } } } },
-        400: { description: 'invalid request (bad selector, message, name)' },
+        400: {
+          description: 'invalid request (bad percent-encoding, body, selector, message, name or option)',
+        },
         401: { description: 'missing or wrong bearer token' },
         404: { description: 'no such destination, message, subscription or bridge' },
         409: { description: 'not allowed in the current state' },
-        503: { description: 'the destination or gateway is full' },
+        413: { description: 'the request body is larger than 10 MiB (64 KiB for settings)' },
+        503: {
+          description:
+            "the server's condition, not the request's: a full or failing store, a full destination or gateway quota",
+        },
       },
     };
   }

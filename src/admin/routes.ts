@@ -2,11 +2,13 @@
  * The admin API's routes. Each handler gets the path parameters, the query and a body reader, and
  * returns the JSON to answer with (or throws; errors map to status codes in one place).
  */
-import type { DestinationOptions } from '../jms/destination/destination-options.js';
+import { isDeepStrictEqual } from 'node:util';
+import { parseDestination } from '../jms/destination/destination.js';
 import type { JmsEngine } from '../jms/engine.js';
 import { messageFromJson, messageToJson } from '../jms/message/message-json.js';
 import type { BridgeControl } from './bridge-control.js';
 import type { DestinationOperations } from './destination-operations.js';
+import { parseDestinationRequest } from './destination-request.js';
 import { HttpError, expectObject } from './http-util.js';
 
 /** What a handler sees of a request. */
@@ -31,6 +33,8 @@ export interface Route {
   summary: string;
   /** Set on routes that change something: every call is logged as an audit line (`admin action`). */
   action?: AdminAction;
+  /** Largest request body, bytes. Default: MAX_BODY_BYTES (10 MiB, for messages). */
+  maxBodyBytes?: number;
   handle(context: RouteContext): Promise<RouteResult>;
 }
 
@@ -79,6 +83,9 @@ export interface AdminServices {
   reload?: () => Promise<ReloadResult>;
 }
 
+/** Largest body of a request that holds settings rather than a message (64 KiB: far more than any needs). */
+const SETTINGS_BODY_BYTES = 64 * 1024;
+
 const destinationName = (params: Record<string, string>) => {
   const kind = params.kind;
   if (kind !== 'queue' && kind !== 'topic')
@@ -118,15 +125,23 @@ export function adminRoutes(services: AdminServices): Route[] {
       path: '/destinations',
       summary: 'Creates a queue or topic: {"kind":"queue","name":"orders","options":{...}}.',
       action: 'create',
+      maxBodyBytes: SETTINGS_BODY_BYTES,
       async handle({ body }) {
-        const input = expectObject(await body(), 'destination');
-        const options = (input.options ?? {}) as DestinationOptions;
-        if (typeof input.name !== 'string') throw new HttpError(400, 'name: expected a string');
-        if (input.kind === 'queue') await engine.createQueue(input.name, options);
-        else if (input.kind === 'topic') await engine.createTopic(input.name, options);
-        else throw new HttpError(400, "kind: expected 'queue' or 'topic'");
-        const destination = `${input.kind}://${input.name}`;
-        return { status: 201, body: engine.destinationStatistics(destination), audit: { destination } };
+        const { kind, name, options } = parseDestinationRequest(await body());
+        const uri = `${kind}://${name}`;
+        const existing = engine.resolveExisting(parseDestination(uri));
+        // Creating what exists changes nothing: say so, rather than 201 with settings not applied.
+        if (existing) {
+          if (!isDeepStrictEqual({ ...existing.options }, { ...options }))
+            throw new HttpError(
+              409,
+              `destination '${uri}' exists already with other settings: they are not changed here (delete it and create it again, or change them in the configuration and reload)`,
+            );
+          return { status: 200, body: engine.destinationStatistics(uri), audit: { destination: uri } };
+        }
+        if (kind === 'queue') await engine.createQueue(name, options);
+        else await engine.createTopic(name, options);
+        return { status: 201, body: engine.destinationStatistics(uri), audit: { destination: uri } };
       },
     },
     {
@@ -206,12 +221,17 @@ export function adminRoutes(services: AdminServices): Route[] {
       summary:
         'Moves messages to another destination, or replays an error destination: {"to":"origin"|"queue://x","selector":...,"limit":...}.',
       action: 'move',
+      maxBodyBytes: SETTINGS_BODY_BYTES,
       async handle({ params, body }) {
         const input = expectObject(await body(), 'move');
         if (typeof input.to !== 'string')
           throw new HttpError(400, "to: expected 'origin' or a destination like 'queue://orders'");
         const options: { selector?: string | null; limit?: number } = {};
+        if (input.selector !== undefined && input.selector !== null && typeof input.selector !== 'string')
+          throw new HttpError(400, 'selector: expected a string');
         if (typeof input.selector === 'string') options.selector = input.selector;
+        if (input.limit !== undefined && !(Number.isInteger(input.limit) && (input.limit as number) >= 1))
+          throw new HttpError(400, `limit: expected an integer >= 1`);
         if (typeof input.limit === 'number') options.limit = input.limit;
         const destination = destinationName(params);
         const result = await operations.move(destination, input.to, options);

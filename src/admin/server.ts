@@ -6,13 +6,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { JmsEngine } from '../jms/engine.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import { LOOPBACK_CALLER, auditLine, tokenFingerprint } from './audit.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { DestinationOperations } from './destination-operations.js';
-import { HttpError, readJson, sendJson, sendText, statusOf } from './http-util.js';
+import { statusOf } from './error-status.js';
+import { HttpError, readJson, sendJson, sendText } from './http-util.js';
+import { isLoopback } from './loopback.js';
 import { renderMetrics } from './metrics.js';
+import { tokenWeakness, weakTokenMessage } from './token-strength.js';
 import { openApiDocument } from './openapi.js';
 import { type ReadinessReport, readinessReport } from './readiness.js';
 
@@ -44,12 +48,7 @@ export interface AdminServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
-/** Whether an address only accepts connections from this machine. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host);
-}
+export { isLoopback };
 
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
   const host = options.host ?? '127.0.0.1';
@@ -59,6 +58,9 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       `the admin API listens on '${host}', which is not loopback: set a token (JMS_GATEWAY_ADMIN_TOKEN) or listen on 127.0.0.1`,
     );
   }
+  // A token given at all must be one no one can guess, on loopback too.
+  const weakness = options.token ? tokenWeakness(options.token) : undefined;
+  if (weakness !== undefined) throw new Error(weakTokenMessage('JMS_GATEWAY_ADMIN_TOKEN', weakness));
   const operations = new DestinationOperations(options.engine);
   const bridges = options.bridges ?? noBridges;
   const services: AdminServices = { engine: options.engine, operations, bridges };
@@ -71,7 +73,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const caller = options.token ? tokenFingerprint(options.token) : LOOPBACK_CALLER;
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? '/', 'http://admin');
+    const url = requestUrl(request);
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
     if (url.pathname === '/ready') {
       const report = readinessReport(ready());
@@ -98,9 +100,9 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       if (!match) continue;
       if (route.method !== request.method) continue;
       const params = Object.fromEntries(
-        Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]),
+        Object.entries(match.groups ?? {}).map(([k, v]) => [k, decodeSegment(v)]),
       );
-      const context = { params, query: url.searchParams, body: () => readJson(request) };
+      const context = { params, query: url.searchParams, body: () => readJson(request, route.maxBodyBytes) };
       if (route.action === undefined) {
         const result = await route.handle(context);
         return sendJson(response, result.status ?? 200, result.body ?? null);
@@ -145,6 +147,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       else response.end();
     });
   });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8161, host, () => resolve());
@@ -171,6 +174,48 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
 function authorized(request: IncomingMessage, expected: Buffer): boolean {
   const given = Buffer.from(request.headers.authorization ?? '');
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * A request the HTTP parser refused (malformed, headers too large) gets a JSON error like any
+ * other bad request, instead of Node's bare 400.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    error: {
+      name: 'HttpError',
+      message: tooLarge
+        ? 'the request headers are too large'
+        : `the request is not valid HTTP (${error.code ?? 'parse error'})`,
+    },
+  });
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  socket.end(
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The request's URL; one that does not parse is the client's mistake. */
+function requestUrl(request: IncomingMessage): URL {
+  try {
+    return new URL(request.url ?? '/', 'http://admin');
+  } catch {
+    throw new HttpError(400, `'${request.url ?? ''}' is not a valid request path`);
+  }
+}
+
+/** A path parameter, percent-decoded; a malformed escape (`%ZZ`, a cut UTF-8 sequence) is a 400. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, `path segment '${segment}' is not valid percent-encoding (write '%' as '%25')`);
+  }
 }
 
 /** `/destinations/{kind}/{name}` → a regular expression with named groups; a parameter is one path segment. */

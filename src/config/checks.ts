@@ -4,7 +4,8 @@
  * connector accepts its endpoint (its constructor runs; nothing connects). Together with the
  * schema they catch what starting the gateway would refuse.
  */
-import { isLoopback } from '../admin/server.js';
+import { isLoopback } from '../admin/loopback.js';
+import { tokenWeakness, weakTokenMessage } from '../admin/token-strength.js';
 import { deliveryTimeOverrideOf } from '../jms/destination/destination-options.js';
 import { parseDestination } from '../jms/destination/destination.js';
 import { parseSchedule } from '../jms/schedule.js';
@@ -54,6 +55,9 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
   checkUsers(((data.security ?? {}) as Plain).users, report);
   const admin = (data.admin ?? {}) as Plain;
+  const token = env[ADMIN_TOKEN_ENV];
+  const weakness = admin.enabled !== false && token ? tokenWeakness(token) : undefined;
+  if (weakness !== undefined) report('admin', weakTokenMessage(ADMIN_TOKEN_ENV, weakness));
   if (
     admin.enabled !== false &&
     typeof admin.host === 'string' &&
@@ -123,9 +127,10 @@ function checkDestinations(destinations: Plain, report: (path: string, message: 
     if (earlier !== undefined) report(`${path}.name`, `'${uri}' is declared twice (first at ${earlier})`);
     else first.set(uri, path);
     declared.all.add(uri);
-    checkOptions(entry, path, report);
+    checkDestinationOptions(entry, path, report);
     if (!distributed) return;
-    if (isPlain(entry.memberOptions)) checkOptions(entry.memberOptions, `${path}.memberOptions`, report);
+    if (isPlain(entry.memberOptions))
+      checkDestinationOptions(entry.memberOptions, `${path}.memberOptions`, report);
     const members = Array.isArray(entry.members) ? entry.members : [];
     const seen = new Set<string>();
     const memberUris: string[] = [];
@@ -204,7 +209,12 @@ function errorDestinationProblem(name: string, declared: Declared): string | und
   return undefined;
 }
 
-function checkOptions(options: Plain, path: string, report: (path: string, message: string) => void): void {
+/** The checks of one destination's options that span fields: a configured destination's, or one created through the admin API. */
+export function checkDestinationOptions(
+  options: Plain,
+  path: string,
+  report: (path: string, message: string) => void,
+): void {
   if (typeof options.timeToDeliverOverride === 'string') {
     const override = deliveryTimeOverrideOf(options.timeToDeliverOverride);
     if (override.kind === 'schedule') {
@@ -223,14 +233,26 @@ function checkOptions(options: Plain, path: string, report: (path: string, messa
   const policy = options.expirationPolicy;
   if (isPlain(policy) && policy.fields !== undefined && policy.policy !== 'log')
     report(`${path}.expirationPolicy.fields`, "only applies with policy: 'log'");
+  // Pairs within one mapping are the schema's (`atLeast`); these span two.
   const thresholds = options.thresholds;
   if (isPlain(thresholds))
     for (const unit of ['messages', 'bytes']) {
       const high = thresholds[`${unit}High`];
-      const low = thresholds[`${unit}Low`];
-      if (typeof high === 'number' && typeof low === 'number' && low > high)
-        report(`${path}.thresholds.${unit}Low`, `expected at most ${unit}High (${high})`);
+      const maximum = options[`${unit}Maximum`];
+      if (typeof high === 'number' && typeof maximum === 'number' && high >= maximum)
+        report(
+          `${path}.thresholds.${unit}High`,
+          `expected less than ${unit}Maximum (${maximum}): flow control would never start, the quota refuses sends first`,
+        );
     }
+  const backoff = options.redeliveryBackoff;
+  const delay = options.redeliveryDelayOverride;
+  if (isPlain(backoff) && typeof backoff.maximumMs === 'number' && typeof delay === 'number')
+    if (delay > backoff.maximumMs)
+      report(
+        `${path}.redeliveryBackoff.maximumMs`,
+        `expected at least redeliveryDelayOverride (${delay}): the cap would be below the first delay`,
+      );
 }
 
 function checkBridges(
@@ -303,10 +325,6 @@ function checkBridges(
         report(`${path}.target.destination`, 'is the source destination too: the bridge would loop');
     }
     checkSelector(selector, `${path}.selector`, report);
-    const reconnect = entry.reconnect;
-    if (isPlain(reconnect) && typeof reconnect.minMs === 'number' && typeof reconnect.maxMs === 'number')
-      if (reconnect.maxMs < reconnect.minMs)
-        report(`${path}.reconnect.maxMs`, `expected at least minMs (${reconnect.minMs})`);
   });
 }
 

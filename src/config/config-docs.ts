@@ -40,7 +40,17 @@ Rules that hold everywhere:
 - **Secrets** are the values of fields marked **Secret.** below (URLs, passwords, keys): logs and the
   admin API mask them, and in a URL only the password (\`amqp://user:***@host:5672\`), so the
   broker's host and port stay readable. See \`docs/operations.md\`.
-- The admin API token is never in the file: it comes from \`JMS_GATEWAY_ADMIN_TOKEN\`.
+- The admin API token is never in the file: it comes from \`JMS_GATEWAY_ADMIN_TOKEN\`, and must be
+  strong (at least 16 characters; make one with \`openssl rand -hex 16\`, see docs/operations.md).
+- **Limits**: the file is at most 512 KiB, nested at most 64 levels, its aliases stand for at most
+  10000 values in all (each use counting its whole value), each key appears once per mapping; an
+  empty file (only comments, or \`null\`) is refused, \`{}\` is every default.
+- **Ranges**: a maximum is never below its minimum (\`retry.delay.maxMs\` and \`initialMs\`,
+  \`reconnect.maxMs\` and \`minMs\`, a high threshold and its low one, ...); the problem is
+  reported at the value written.
+- **Destination names** are 1 to 200 characters without white space, control characters, \`#\`
+  or \`/\`; the engine applies the same rule to destinations created through the admin API or on
+  first use.
 - Relative paths are relative to the working directory.
 - \`config/gateway.schema.json\` is the JSON Schema of this file for editors (with the YAML
   language server: \`# yaml-language-server: $schema=./gateway.schema.json\`).

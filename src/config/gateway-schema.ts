@@ -2,14 +2,15 @@
  * The gateway's configuration schema, composed from the engine's settings and each registered
  * connector's own schema. Field order here is the order of the generated reference.
  */
+import { DESTINATION_NAME_PATTERN } from '../jms/destination/destination-name.js';
 import { DEFAULT_XPATH_LIMITS } from '../jms/selector/xpath/xpath-limits.js';
 import type { FieldSpec } from '../spi/index.js';
 import { LOG_LEVELS } from './gateway-config.js';
 import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
 import type { ObjectNode, SchemaNode, TaggedNode, Variant } from './schema.js';
 
-/** What a destination name may be: the engine refuses spaces and '#'. */
-export const DESTINATION_NAME_PATTERN = '^[^\\s#/]+$';
+/** What a destination name may be: the engine's own rule (length, characters), so both refuse the same names. */
+export { DESTINATION_NAME_PATTERN };
 /** `queue://name` or `topic://name`. */
 export const DESTINATION_URI_PATTERN = '^(queue|topic)://[^\\s#]+$';
 /** Bridge and connection names: they appear in client ids, metrics labels and admin URLs. */
@@ -19,6 +20,9 @@ const integer = (description: string, minimum: number, defaultValue?: number): F
   defaultValue === undefined
     ? { type: 'integer', minimum, description }
     : { type: 'integer', minimum, default: defaultValue, description };
+
+/** A number field that may not be below its sibling `lower` (e.g. a maximum and its minimum). */
+const atLeast = (field: FieldSpec, lower: string): FieldSpec => ({ ...field, atLeast: lower }) as FieldSpec;
 
 const string = (description: string, pattern?: string): FieldSpec =>
   pattern === undefined ? { type: 'string', description } : { type: 'string', pattern, description };
@@ -143,9 +147,12 @@ function destinationOptionFields(): Record<string, SchemaNode> {
     thresholds: object(
       'Flow control: producers are slowed while the destination holds more than a high threshold, until it holds fewer than the low one; holding exactly a threshold changes nothing (DLV-7). Default: none.',
       {
-        messagesHigh: integer('Messages above which flow control starts.', 0),
+        messagesHigh: atLeast(
+          integer('Messages above which flow control starts (>= messagesLow).', 0),
+          'messagesLow',
+        ),
         messagesLow: integer('Messages below which it stops. Default: `messagesHigh`.', 0),
-        bytesHigh: integer('Bytes above which flow control starts.', 0),
+        bytesHigh: atLeast(integer('Bytes above which flow control starts (>= bytesLow).', 0), 'bytesLow'),
         bytesLow: integer('Bytes below which it stops. Default: `bytesHigh`.', 0),
         delayMs: integer('How long each send waits while flow control is on, ms. Default 50.', 0),
       },
@@ -310,7 +317,7 @@ const retryDelayNode: TaggedNode = {
       fields: {
         initialMs: integer('Delay before the first retry, ms.', 0, 1000),
         multiplier: { type: 'number', minimum: 1, default: 2, description: 'Growth factor per retry.' },
-        maxMs: integer('The delay never exceeds this, ms.', 0, 60000),
+        maxMs: atLeast(integer('The delay never exceeds this, ms (>= initialMs).', 0, 60000), 'initialMs'),
         jitter: {
           type: 'number',
           minimum: 0,
@@ -402,10 +409,13 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
         default: 2,
         description: 'Each further attempt waits this many times longer.',
       },
-      maxMs: integer('The delay never exceeds this, ms (>= minMs).', 0, 60000),
+      maxMs: atLeast(integer('The delay never exceeds this, ms (>= minMs).', 0, 60000), 'minMs'),
     }),
     concurrency: integer('Ordering units sending at the same time.', 1, 1),
-    maxInFlight: integer('Deliveries read and not yet finished, at most (backpressure).', 1, 100),
+    maxInFlight: atLeast(
+      integer('Deliveries read and not yet finished, at most (backpressure; >= maxInFlightPerUnit).', 1, 100),
+      'maxInFlightPerUnit',
+    ),
     maxInFlightPerUnit: integer(
       'Of those, at most this many in one ordering unit. Default: `maxInFlight`.',
       1,
@@ -525,10 +535,13 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
           0,
           100000,
         ),
-        destinationThreshold: integer(
-          'Undelivered messages of a destination above which its producers pause, each send for up to its send timeout.',
-          0,
-          1000,
+        destinationThreshold: atLeast(
+          integer(
+            'Undelivered messages of a destination above which its producers pause, each send for up to its send timeout (>= lag).',
+            0,
+            1000,
+          ),
+          'lag',
         ),
         lag: integer('Throttling stops once the destination is below threshold minus lag.', 0, 100),
       }),

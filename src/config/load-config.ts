@@ -5,11 +5,12 @@
  * are never echoed in problems. The values of fields declared secret (credentials) are collected
  * in `secrets`, for the logs to mask.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { checkConfig } from './checks.js';
 import type { ConnectorRegistry } from './connector-registry.js';
 import { type GatewayConfig, toGatewayConfig } from './gateway-config.js';
 import { gatewaySchema } from './gateway-schema.js';
+import { MAX_CONFIG_BYTES, tooLarge } from './limits.js';
 import { secretValues } from './secret-values.js';
 import { type ValidationContext, resolveNode } from './validate.js';
 import { ConfigSource, type Problem } from './yaml-source.js';
@@ -38,7 +39,31 @@ export interface LoadedConfig {
 
 /** Reads and validates a configuration file. Throws {@link ConfigError} listing every problem. */
 export async function loadConfig(path: string, options: LoadOptions): Promise<LoadedConfig> {
-  return parseConfig(await readFile(path, 'utf8'), path, options);
+  return parseConfig(await readConfigText(path), path, options);
+}
+
+/**
+ * The file's text, refused past {@link MAX_CONFIG_BYTES} before more is read: a file of
+ * gigabytes, or a device or pipe that never ends (`/dev/zero`), would take the memory first.
+ */
+async function readConfigText(path: string): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (size > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(size)}`]);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await file.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) return Buffer.concat(chunks).toString('utf8');
+      total += bytesRead;
+      if (total > MAX_CONFIG_BYTES) throw new ConfigError([`${path}:1:1: ${tooLarge(undefined)}`]);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+  } finally {
+    await file.close();
+  }
 }
 
 /** Validates configuration text; `file` names it in problems. Throws {@link ConfigError}. */
@@ -52,7 +77,15 @@ export function parseConfig(text: string, file: string, options: LoadOptions): L
     isCoercible: (path) => source.isCoercible(path),
     connections: new Map(),
   };
-  const data = source.data ?? {};
+  if (source.data === undefined || source.data === null)
+    throw new ConfigError([
+      source.format({
+        path: '',
+        message:
+          'the configuration is empty (nothing but comments, or null): write the settings to run (config/gateway.yaml is an example), or {} for every default',
+      }),
+    ]);
+  const data = source.data;
   const resolved = resolveNode(gatewaySchema(options.registry), data, '', context) as
     Record<string, unknown> | undefined;
   if (resolved !== undefined) problems.push(...checkConfig(resolved, env));

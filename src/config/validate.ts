@@ -4,7 +4,7 @@
  * look at the rest. Broker endpoints are validated by their connector's own schema through
  * `resolveConfig`, merged over the named connection they reference.
  */
-import { type ConnectorDefinition, resolveConfig } from '../spi/index.js';
+import { type ConnectorDefinition, rangeProblems, resolveConfig } from '../spi/index.js';
 import { type SchemaNode, type TaggedNode, type Variant, defaultOf, expectedOf } from './schema.js';
 import type { Problem } from './yaml-source.js';
 
@@ -157,6 +157,8 @@ function resolveObject(
     const resolved = resolveNode(field, value[key], join(path, key), context);
     if (resolved !== undefined) result[key] = resolved;
   }
+  for (const problem of rangeProblems(fields, value, result, path))
+    context.problems.push({ path: problem.path, message: problem.expected });
   return result;
 }
 
@@ -168,8 +170,8 @@ function reportUnknownKeys(
   refused: Readonly<Record<string, string>> | undefined,
 ): void {
   for (const key of keys) {
-    if (key in fields) continue;
-    const reason = refused?.[key];
+    if (Object.hasOwn(fields, key)) continue;
+    const reason = refused && Object.hasOwn(refused, key) ? refused[key] : undefined;
     context.problems.push({
       path: join(path, key),
       message: reason ?? unknownSetting(key, Object.keys(fields)),
@@ -197,7 +199,9 @@ function resolveTagged(node: TaggedNode, value: unknown, path: string, context: 
     });
     return undefined;
   }
-  const variant = typeof tag === 'string' ? node.variants[tag] : undefined;
+  // Own keys only: a tag like 'constructor' must not find Object's.
+  const variant =
+    typeof tag === 'string' && Object.hasOwn(node.variants, tag) ? node.variants[tag] : undefined;
   if (variant === undefined) {
     const guess = typeof tag === 'string' ? closest(tag, known) : undefined;
     context.problems.push({
@@ -269,7 +273,7 @@ function resolveConnectorVariant(
   const { config, errors } = resolveConfig(connector.config, merged, path);
   for (const error of errors) {
     const top = error.path.slice(path.length + 1).split(/[.[]/)[0] ?? '';
-    if (top in base && !(top in own)) continue;
+    if (Object.hasOwn(base, top) && !Object.hasOwn(own, top)) continue;
     if (broken && error.expected.startsWith('is required')) continue;
     const hint = !error.expected.startsWith('is required')
       ? ''
@@ -301,7 +305,7 @@ function coerceFields(
 ): Plain {
   const result: Plain = { ...value };
   for (const [key, item] of Object.entries(value)) {
-    const field = fields[key];
+    const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
     const at = join(path, key);
     if (field === undefined) continue;
     if (

@@ -8,6 +8,7 @@ import { type Clock, TimerQueue, systemClock } from './clock.js';
 import type { Backlog } from './destination/backlog.js';
 import { type BacklogHooks } from './destination/backlog.js';
 import { type Destination, Queue, Topic, parseDestination } from './destination/destination.js';
+import { checkDestinationName } from './destination/destination-name.js';
 import {
   type DestinationOptions,
   checkDestinationOptions,
@@ -833,6 +834,8 @@ export class JmsEngine {
         `${purpose}: destination '${key}' does not exist${this.#deleted.has(key) ? ' (it was deleted)' : ''}`,
       );
     }
+    // Created on first use: the same names as any other way of creating one.
+    checkDestinationName(destination.name);
     const created = this.#register(toHandle(key), {});
     this.enqueue([
       { op: 'putDestination', destination: { kind: destination.kind, name: destination.name, options: {} } },
@@ -1216,12 +1219,7 @@ function memberAlias(distributed: Destination, member: Member): string {
 }
 
 function checkName(name: string): string {
-  if (typeof name !== 'string' || name.trim() === '' || /[\s#/]/.test(name)) {
-    throw new InvalidDestinationError(
-      `destination name '${String(name)}' is not valid (expected a non-empty name without spaces, '#' or '/'; a name with '/' names a member of a distributed destination)`,
-    );
-  }
-  return name;
+  return checkDestinationName(name);
 }
 
 function toHandle(destination: Destination | string): Queue | Topic {

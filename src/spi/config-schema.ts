@@ -12,7 +12,15 @@ export type FieldSpec =
       /** Only a whole `${ENV_VAR}` reference is accepted: the value itself never sits in the file. */
       readonly fromEnvironment?: boolean;
     })
-  | (ScalarField<'integer' | 'number', number> & { readonly minimum?: number; readonly maximum?: number })
+  | (ScalarField<'integer' | 'number', number> & {
+      readonly minimum?: number;
+      readonly maximum?: number;
+      /**
+       * A sibling field this one may not be below (`maxMs` at least `initialMs`), checked when
+       * both have a value, written or default.
+       */
+      readonly atLeast?: string;
+    })
   | ScalarField<'boolean', boolean>
   | (ScalarField<'enum', string> & { readonly values: readonly string[] })
   /** A string, number or boolean as written: broker arguments whose type the broker checks. */
@@ -91,7 +99,7 @@ function resolveObject(
   const input = value as Record<string, unknown>;
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(input)) {
-    if (!(key in fields))
+    if (!Object.hasOwn(fields, key))
       errors.push(
         new ConfigValidationError(
           join(path, key),
@@ -103,7 +111,41 @@ function resolveObject(
     const resolved = resolveField(field, input[key], join(path, key), errors);
     if (resolved !== undefined) result[key] = resolved;
   }
+  errors.push(...rangeProblems(fields, input, result, path));
   return result;
+}
+
+/**
+ * Fields below the sibling they must be at least (`atLeast`). The problem is reported where the
+ * user wrote a value: at the field when it was written, else at the sibling, naming the default.
+ */
+export function rangeProblems(
+  fields: Readonly<Record<string, { readonly type: string; readonly atLeast?: string }>>,
+  written: Readonly<Record<string, unknown>>,
+  resolved: Readonly<Record<string, unknown>>,
+  path: string,
+): ConfigValidationError[] {
+  const problems: ConfigValidationError[] = [];
+  for (const [upper, field] of Object.entries(fields)) {
+    const lower = field.atLeast;
+    if (lower === undefined) continue;
+    const high = resolved[upper];
+    const low = resolved[lower];
+    if (typeof high !== 'number' || typeof low !== 'number' || high >= low) continue;
+    const defaulted = (key: string) => (written[key] === undefined ? ', its default' : '');
+    problems.push(
+      written[upper] !== undefined
+        ? new ConfigValidationError(
+            join(path, upper),
+            `expected at least ${lower} (${low}${defaulted(lower)})`,
+          )
+        : new ConfigValidationError(
+            join(path, lower),
+            `expected at most ${upper} (${high}${defaulted(upper)})`,
+          ),
+    );
+  }
+  return problems;
 }
 
 function resolveField(

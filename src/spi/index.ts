@@ -27,6 +27,7 @@ export {
   type FieldSpec,
   type ConfigSchema,
   defineSchema,
+  rangeProblems,
   resolveConfig,
   ConfigValidationError,
 } from './config-schema.js';

@@ -117,3 +117,47 @@ test(
     }
   },
 );
+
+test(
+  'gateway validate - an empty file, a maximum below its minimum and an alias bomb exit 1 with file:line:col, at once',
+  { timeout: 90_000 },
+  async () => {
+    const bomb = ['x0: &a0 "lol"'];
+    for (let level = 1; level <= 10; level++)
+      bomb.push(`x${level}: &a${level} [${Array.from({ length: 9 }, () => `*a${level - 1}`).join(', ')}]`);
+    bomb.push('bridges: *a10', '');
+    const space = await workspace({
+      'empty.yaml': '# nothing configured yet\n',
+      'range.yaml': [
+        'bridges:',
+        '  - name: r',
+        '    source: { type: jms, destination: queue://in }',
+        '    target: { type: jms, destination: queue://out }',
+        '    retry: { delay: { kind: exponential, initialMs: 5000, maxMs: 1000 } }',
+        '',
+      ].join('\n'),
+      'bomb.yaml': bomb.join('\n'),
+    });
+    try {
+      const empty = await runCli(['validate', space.path('empty.yaml')], space.dir);
+      assert.equal(empty.code, 1);
+      assert.match(empty.stderr, /empty\.yaml:1:1: the configuration is empty/);
+      const range = await runCli(['validate', space.path('range.yaml')], space.dir);
+      assert.equal(range.code, 1);
+      assert.match(
+        range.stderr,
+        /range\.yaml:5:66: bridges\[0\]\.retry\.delay\.maxMs: expected at least initialMs \(5000\)/,
+      );
+      const started = Date.now();
+      const aliases = await runCli(['validate', space.path('bomb.yaml')], space.dir);
+      assert.equal(aliases.code, 1);
+      assert.match(
+        aliases.stderr,
+        /bomb\.yaml:\d+:\d+: alias '\*a\d+' takes the values aliases stand for past the limit/,
+      );
+      assert.ok(Date.now() - started < 30_000, 'a process start, not a minute of expansion');
+    } finally {
+      await space.cleanup();
+    }
+  },
+);

@@ -2,6 +2,7 @@
  * Destination handles: the values users pass to producers and consumers and that travel in
  * JMSDestination and JMSReplyTo. They name a destination; the engine holds its state.
  */
+import { InvalidDestinationError } from '../errors.js';
 
 /** `queue` delivers each message to one consumer; `topic` to every subscription (DST-1, DST-2). */
 export type DestinationKind = 'queue' | 'topic';
@@ -96,6 +97,9 @@ export class TemporaryTopic extends Topic {
 /** Parses `queue://name` or `topic://name` (the form of {@link Destination.toString}). */
 export function parseDestination(text: string): Queue | Topic {
   const match = /^(queue|topic):\/\/(.+)$/.exec(text);
-  if (!match) throw new Error(`'${text}' is not a destination (expected 'queue://name' or 'topic://name')`);
+  if (!match)
+    throw new InvalidDestinationError(
+      `'${text}' is not a destination (expected 'queue://name' or 'topic://name')`,
+    );
   return match[1] === 'queue' ? new Queue(match[2]!) : new Topic(match[2]!);
 }

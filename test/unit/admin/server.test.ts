@@ -6,6 +6,9 @@ import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 
+/** A token of the strength the admin API asks for. */
+const TOKEN = '3f9c2a7be41d08c6f5a9e2d7b1c40e8a';
+
 async function call(url: string, init: RequestInit = {}) {
   const response = await fetch(url, {
     ...init,
@@ -114,18 +117,18 @@ test('admin api - off loopback it needs a bearer token, refuses requests without
     startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0 }),
     /not loopback: set a token/,
   );
-  const server = await startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0, token: 's3cret' });
+  const server = await startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0, token: TOKEN });
   const port = new URL(server.url).port;
   const base = `http://127.0.0.1:${port}`;
   const refused = await call(`${base}/destinations`);
   assert.equal(refused.status, 401);
-  assert.ok(!refused.text.includes('s3cret'));
+  assert.ok(!refused.text.includes(TOKEN));
   assert.equal(
     (await call(`${base}/destinations`, { headers: { authorization: 'Bearer wrong!' } })).status,
     401,
   );
   assert.equal(
-    (await call(`${base}/destinations`, { headers: { authorization: 'Bearer s3cret' } })).status,
+    (await call(`${base}/destinations`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
     200,
   );
   assert.equal((await call(`${base}/health`)).status, 200, 'health needs no token');
@@ -299,4 +302,38 @@ test('admin server - closing answers a request under way before it closes (a sen
   await closed;
   await assert.rejects(fetch(`${server.url}/health`), 'no longer listening');
   await t.close();
+});
+
+test('admin api - a token too short, too easy to guess or not sendable in a header is refused at start, without printing it', async (t) => {
+  const engine = testEngine();
+  t.after(() => engine.close());
+  for (const [token, why] of [
+    [' ', /white space/],
+    ['x', /it has 1 character, at least 16 are needed/],
+    ['abc123', /it has 6 characters/],
+    ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', /too easy to guess \(1 different characters/],
+    ['abcdefghijklmnop', /too easy to guess/],
+    ['correct horse battery staple', /white space/],
+    ['s\u00e9cret-s\u00e9cret-s\u00e9cret', /outside ASCII/],
+  ] as const)
+    for (const host of ['0.0.0.0', '127.0.0.1']) {
+      await assert.rejects(
+        startAdminServer({ engine: engine.engine, host, port: 0, token }),
+        (error: Error) => {
+          assert.match(error.message, /^the admin token in JMS_GATEWAY_ADMIN_TOKEN is not strong enough: /);
+          assert.match(error.message, why);
+          assert.match(error.message, /make one with: openssl rand -hex 16$/);
+          // Short ones are in any text ('x'): the long ones show that the token is never quoted.
+          if (token.length >= 6) assert.ok(!error.message.includes(token), 'the token is not in the message');
+          return true;
+        },
+      );
+    }
+  const server = await startAdminServer({ engine: engine.engine, host: '0.0.0.0', port: 0, token: TOKEN });
+  t.after(() => server.close());
+  const base = `http://127.0.0.1:${new URL(server.url).port}`;
+  assert.equal(
+    (await call(`${base}/destinations`, { headers: { authorization: `Bearer ${TOKEN}` } })).status,
+    200,
+  );
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { ConfigError, type LoadOptions, loadConfig, parseConfig } from '../../../src/config/load-config.js';
+import { DESTINATION_NAME_PATTERN } from '../../../src/jms/destination/destination-name.js';
 import { fakeRegistry } from './fake-connectors.js';
 
 const options: LoadOptions = { registry: fakeRegistry(), env: {} };
@@ -30,8 +31,22 @@ test('config - the embedded default configuration loads', async () => {
   );
 });
 
-test('config - an empty file is every default', () => {
-  const { config } = parseConfig('', 'empty.yaml', options);
+test('config - an empty file, one of only comments and a null document are refused at their place', () => {
+  const empty =
+    'the configuration is empty (nothing but comments, or null): write the settings to run (config/gateway.yaml is an example), or {} for every default';
+  for (const [text, place] of [
+    ['', '1:1'],
+    ['\n\n', '1:1'],
+    ['# the gateway\n# more comments\n', '1:1'],
+    ['# a comment\nnull\n', '2:1'],
+    ['~\n', '1:1'],
+    ['---\n...\n', '1:1'],
+  ] as const)
+    assert.deepEqual(problemsOf(text), [`gw.yaml:${place}: ${empty}`], JSON.stringify(text));
+});
+
+test('config - an empty mapping is every default', () => {
+  const { config } = parseConfig('{}\n', 'empty.yaml', options);
   assert.deepEqual(config.store, { path: './data', memory: false, synchronous: 'full' });
   assert.deepEqual(config.admin, { enabled: true, host: '127.0.0.1', port: 8161 });
   assert.equal(config.shutdown.deadlineMs, 10_000);
@@ -59,7 +74,7 @@ test('config - every problem is listed with file, line, column and path', () => 
     ),
   );
   assert.deepEqual(problems, [
-    'gw.yaml:3:13: destinations.queues[0].name: expected a string matching ^[^\\s#/]+$',
+    `gw.yaml:3:13: destinations.queues[0].name: expected a string matching ${DESTINATION_NAME_PATTERN}`,
     'gw.yaml:5:24: destinations.queues[1].redeliveryLimit: expected an integer >= -1',
     "gw.yaml:6:3: destinations.topicz: unknown setting (did you mean 'topics'? known: distributedQueues, distributedTopics, queues, topics)",
     'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, log, security, shutdown, store)',
@@ -126,7 +141,7 @@ test('config - destination settings are typed, and nested problems point at thei
     ),
     [
       "gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: not a valid schedule: invalid schedule at column 5: 99 is out of range (0-59) in field 'minute'",
-      'gw.yaml:5:52: destinations.queues[0].thresholds.messagesLow: expected at most messagesHigh (10)',
+      'gw.yaml:5:35: destinations.queues[0].thresholds.messagesHigh: expected at least messagesLow (20)',
       "gw.yaml:6:52: destinations.queues[0].expirationPolicy.fields: only applies with policy: 'log'",
       'gw.yaml:7:26: destinations.queues[0].redeliveryBackoff.multiplier: is required: Growth factor (>= 1).',
       "gw.yaml:8:13: destinations.queues[1].name: 'queue://q' is declared twice (first at destinations.queues[0])",
@@ -396,7 +411,10 @@ test('config - the admin token only comes from the environment', () => {
     "gw.yaml:2:9: admin.host: '0.0.0.0' is not loopback, so the admin API needs a token: set the environment variable JMS_GATEWAY_ADMIN_TOKEN, or listen on 127.0.0.1",
   ]);
   assert.deepEqual(
-    problemsOf(yaml('admin:', '  host: 0.0.0.0'), { ...options, env: { JMS_GATEWAY_ADMIN_TOKEN: 't' } }),
+    problemsOf(yaml('admin:', '  host: 0.0.0.0'), {
+      ...options,
+      env: { JMS_GATEWAY_ADMIN_TOKEN: '3f9c2a7be41d08c6f5a9e2d7b1c40e8a' },
+    }),
     [],
   );
 });
@@ -411,4 +429,44 @@ test('config - timeToDeliverOverride takes -1 for no override and ms written as 
   assert.deepEqual(problemsOf(queues('"-5"')), [
     'gw.yaml:4:30: destinations.queues[0].timeToDeliverOverride: -5 ms: expected -1 (no override), ms >= 0 or a schedule',
   ]);
+});
+
+test('config - a maximum below its minimum is refused wherever the schema pairs them, at the value written', () => {
+  const jms = (name: string) =>
+    `source: { type: jms, destination: queue://${name}.in }, target: { type: jms, destination: queue://${name}.out }`;
+  const problems = problemsOf(
+    yaml(
+      'engine:',
+      '  throttling: { enabled: true, destinationThreshold: 50 }',
+      'destinations:',
+      '  queues:',
+      '    - { name: a, messagesMaximum: 100, thresholds: { messagesHigh: 100 } }',
+      '    - { name: b, redeliveryDelayOverride: 5000, redeliveryBackoff: { multiplier: 2, maximumMs: 1000 } }',
+      '    - { name: c, thresholds: { bytesHigh: 10, bytesLow: 11 } }',
+      'bridges:',
+      `  - { name: r1, ${jms('r1')}, retry: { delay: { kind: exponential, initialMs: 5000, maxMs: 1000 } } }`,
+      `  - { name: r2, ${jms('r2')}, retry: { delay: { kind: exponential, initialMs: 120000 } } }`,
+      `  - { name: r3, ${jms('r3')}, reconnect: { minMs: 100000 } }`,
+      `  - { name: r4, ${jms('r4')}, maxInFlight: 10, maxInFlightPerUnit: 20 }`,
+    ),
+  );
+  assert.deepEqual(problems, [
+    'gw.yaml:2:54: engine.throttling.destinationThreshold: expected at least lag (100, its default)',
+    'gw.yaml:5:68: destinations.queues[0].thresholds.messagesHigh: expected less than messagesMaximum (100): flow control would never start, the quota refuses sends first',
+    'gw.yaml:6:96: destinations.queues[1].redeliveryBackoff.maximumMs: expected at least redeliveryDelayOverride (5000): the cap would be below the first delay',
+    'gw.yaml:7:43: destinations.queues[2].thresholds.bytesHigh: expected at least bytesLow (11)',
+    'gw.yaml:9:181: bridges[0].retry.delay.maxMs: expected at least initialMs (5000)',
+    'gw.yaml:10:168: bridges[1].retry.delay.initialMs: expected at most maxMs (60000, its default)',
+    'gw.yaml:11:140: bridges[2].reconnect.minMs: expected at most maxMs (60000, its default)',
+    'gw.yaml:12:133: bridges[3].maxInFlight: expected at least maxInFlightPerUnit (20)',
+  ]);
+});
+
+test('config - a weak admin token is a problem validate reports, never showing the token', () => {
+  assert.deepEqual(
+    problemsOf(yaml('admin:', '  host: 0.0.0.0'), { ...options, env: { JMS_GATEWAY_ADMIN_TOKEN: 'secret' } }),
+    [
+      'gw.yaml:2:3: admin: the admin token in JMS_GATEWAY_ADMIN_TOKEN is not strong enough: it has 6 characters, at least 16 are needed; make one with: openssl rand -hex 16',
+    ],
+  );
 });
