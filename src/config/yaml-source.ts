@@ -153,7 +153,7 @@ export class ConfigSource {
   /** `file:line:col: path: message`, at the nearest node the file has, secrets masked. */
   format(problem: Problem): string {
     const { line, col } = this.position(problem.path, problem.at ?? 'value');
-    const path = problem.path === '' ? '' : `${problem.path}: `;
+    const path = problem.path === '' ? '' : `${showInvisible(problem.path)}: `;
     return `${this.file}:${line}:${col}: ${redact(`${path}${problem.message}`, this.#secrets)}`;
   }
 
@@ -369,4 +369,12 @@ export function parent(path: string): string | undefined {
   if (path === '') return undefined;
   const cut = Math.max(path.lastIndexOf('.'), path.lastIndexOf('['));
   return cut <= 0 ? '' : path.slice(0, cut);
+}
+
+/** Control, format and unusual space characters in a key, which a terminal would not show. */
+const INVISIBLE = /[\p{C}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/gu;
+
+/** `\ufeffbridges` → `\u{feff}bridges`: a key that differs from a known one only by such characters shows how. */
+function showInvisible(path: string): string {
+  return path.replace(INVISIBLE, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 }

