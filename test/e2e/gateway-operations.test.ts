@@ -94,7 +94,10 @@ test(
         space.dir,
       );
       assert.equal(fromOption.code, 2);
-      assert.match(fromOption.stderr, /^--log-level 'chatty' is not a log level \(expected one of trace, /);
+      assert.equal(
+        fromOption.stderr,
+        "error: option '--log-level <level>' argument 'chatty' is invalid: expected one of trace, debug, info, warn, error, fatal, silent\n",
+      );
     } finally {
       await space.cleanup();
     }
