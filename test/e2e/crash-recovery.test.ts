@@ -232,8 +232,8 @@ const EXACTLY_ONCE_ROUNDS = 3;
 type StartRun = (mode: 'load' | 'drain', round: number) => Run;
 
 /**
- * Runs `ROUNDS` seeded kills of a bridge worker and a drain (after `beforeDrain`, if given);
- * returns every run's fact lines.
+ * Runs `ROUNDS` seeded kills of a bridge worker and a drain (after `beforeDrain`, if given, and
+ * within `drainTimeoutMs`); returns every run's fact lines.
  */
 async function killRounds(
   t: { diagnostic(message: string): void },
@@ -241,6 +241,7 @@ async function killRounds(
   random: () => number,
   runMs: { min: number; max: number } = { min: MIN_RUN_MS, max: MAX_RUN_MS },
   beforeDrain?: () => Promise<void>,
+  drainTimeoutMs = DRAIN_TIMEOUT_MS,
 ): Promise<string[][]> {
   const runs: string[][] = [];
   for (let round = 1; round <= EXACTLY_ONCE_ROUNDS; round++) {
@@ -261,8 +262,8 @@ async function killRounds(
     drain.exit,
     new Promise<never>((_, reject) => {
       drainTimer = setTimeout(
-        () => reject(new Error(`drain did not finish in ${DRAIN_TIMEOUT_MS} ms:\n${drain.stderr}`)),
-        DRAIN_TIMEOUT_MS,
+        () => reject(new Error(`drain did not finish in ${drainTimeoutMs} ms:\n${drain.stderr}`)),
+        drainTimeoutMs,
       );
     }),
   ]).finally(() => {
@@ -475,6 +476,8 @@ test(
         async () => {
           sent = await publisher.stop();
         },
+        // Two bridges' backlog, the second one transaction per message: a longer drain.
+        2 * DRAIN_TIMEOUT_MS,
       ).finally(() => publisher.stop());
       const atTarget = await readCommittedKeys(brokers, topic);
       const result = compare([...runs, sent], atTarget);

@@ -96,7 +96,7 @@ process.stdout.write('READY\n');
 
 // The kill comes at any moment: the last whole line says how often the windows were needed.
 let dropped = '';
-setInterval(() => {
+const reporter = setInterval(() => {
   const now = bridges.map((bridge) => bridge.counters.duplicates).join(' ');
   if (now !== dropped) say(`DROPPED ${(dropped = now)}`);
 }, 100).unref();
@@ -114,6 +114,7 @@ if (mode === 'drain') {
     idleChecks = (await idle()) ? idleChecks + 1 : 0;
     return idleChecks >= 3;
   }, 60_000);
+  clearInterval(reporter); // DRAINED is the last line
   say(`DRAINED ${(await readyInRabbit()) + heldInMid()} ${inFlight()}`);
   await rabbit.close();
   await connection.close();
