@@ -372,7 +372,7 @@ test(
 /** Message groups of the RabbitMQ route: each is a Kafka record key, so one partition, in order. */
 const GROUPS = 8;
 /** Messages the test publishes to RabbitMQ per second while the gateway is killed and restarted. */
-const PUBLISH_RATE = Number(process.env.CRASH_PUBLISH_RATE ?? 80);
+const PUBLISH_RATE = Number(process.env.CRASH_PUBLISH_RATE ?? 120);
 
 /** Starts the RabbitMQ → queue://mid → Kafka worker (crash-rabbit-worker.ts). */
 function startRabbitWorker(

@@ -59,6 +59,10 @@ const yaml = [
   '    qos: exactly-once',
   // The source's order (one unit for the queue), so each key stays in order into queue://mid.
   '    ordering: key',
+  // Acknowledgements in batches, as a throughput setting would have them: a kill then leaves up
+  // to a batch forwarded but unacknowledged, which RabbitMQ delivers again and the window drops.
+  '    batchSize: 32',
+  '    batchIntervalMs: 500',
   '    reconnect: { minMs: 200, increaseFactor: 2, maxMs: 1000 }',
   '    duplicateWindow: { maxEntries: 20000 }',
   '  - name: kafka-out',
@@ -67,6 +71,8 @@ const yaml = [
   '    qos: exactly-once',
   '    ordering: key',
   '    orderingProperty: grp',
+  '    batchSize: 8',
+  '    batchIntervalMs: 500',
   '    concurrency: 1',
   '    maxInFlight: 64',
   '    reconnect: { minMs: 200, increaseFactor: 2, maxMs: 1000 }',
