@@ -99,6 +99,8 @@ export class Bridge {
   readonly #stagedTarget: StagedTarget | undefined;
   /** Exactly-once to a sink that lists what it committed: the window was rebuilt from the target. */
   #rebuiltFromTarget = false;
+  /** Exactly-once: a message without a JMSMessageID was warned about (once per bridge). */
+  #warnedNoId = false;
   readonly #selector: MessageSelector | undefined;
   /** JMS_ErrorOrigin of what this bridge parks: its internal source, where a replay can send it back. */
   readonly #origin: string;
@@ -568,6 +570,7 @@ export class Bridge {
     const unit = this.#unitFor(item);
     unit.items.push(item);
     if (this.#window && item.id !== null) this.#unitOfId.set(item.id, unit);
+    if (this.#window && item.id === null) this.#warnNoId();
     if (unit.items.length >= this.#config.maxInFlightPerUnit) this.#fullUnit = unit;
     if (unit.state === 'idle') this.#makeReady(unit);
   }
@@ -736,17 +739,37 @@ export class Bridge {
     if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
     unit.items.shift();
     this.#counts.out++;
-    if (item.maybeSent && !this.#targetRecognisesResends()) this.#counts.possibleDuplicates++;
+    if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
     await this.#delivered(item, unit, staged !== undefined);
   }
 
   /**
    * Whether a message that may have reached the target before is caught by the window: exactly-
    * once where the window is written with the target (an engine destination) or rebuilt from it
-   * (a transactional Kafka topic). Elsewhere such a send is a possible duplicate.
+   * (a transactional Kafka topic), for a message with a JMSMessageID. Elsewhere such a send is a
+   * possible duplicate.
    */
-  #targetRecognisesResends(): boolean {
-    return this.#window !== undefined && (this.#stagedTarget !== undefined || this.#rebuiltFromTarget);
+  #targetRecognisesResends(item: Item): boolean {
+    return (
+      this.#window !== undefined &&
+      item.id !== null &&
+      (this.#stagedTarget !== undefined || this.#rebuiltFromTarget)
+    );
+  }
+
+  /**
+   * A message without a JMSMessageID has nothing the window could compare: a copy delivered
+   * again (after a crash, a lost connection) is sent again. Said once, as the cause is the
+   * publisher's (an AMQP message without `message-id`), not one message.
+   */
+  #warnNoId(): void {
+    if (this.#warnedNoId) return;
+    this.#warnedNoId = true;
+    this.#logger.warn(
+      { bridge: this.name },
+      'exactly-once bridge received a message without a JMSMessageID: such messages are forwarded ' +
+        'at-least-once, a copy delivered again is sent again (publish with a message id)',
+    );
   }
 
   async #sendFailed(unit: Unit, item: Item, error: unknown): Promise<void> {

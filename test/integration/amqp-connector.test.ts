@@ -261,6 +261,51 @@ brokerTest(
 
 brokerTest(
   'amqp',
+  'amqp connector - a message delivered again after its consumer went away keeps the message-id it was published with; without one it has no JMSMessageID (BRG-2)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const open = () => new AmqpSource(config(url, { queue, declare: declareQueue(queue) }), context);
+    const first = open();
+    const second = open();
+    try {
+      await first.connect(signal());
+      await admin(url, async (channel) => {
+        channel.sendToQueue(queue, Buffer.from('with id'), { persistent: true, messageId: 'order-7' });
+        channel.sendToQueue(queue, Buffer.from('without id'), { persistent: true });
+        await channel.close();
+      });
+      const before = [await receive(first), await receive(first)].map((d) => d.message);
+      assert.deepEqual(
+        before.map((m) => [m.getJMSMessageID(), m.getJMSRedelivered()]),
+        [
+          ['order-7', false],
+          [null, false],
+        ],
+      );
+      // Unacknowledged when the consumer goes, as after a crash: the broker delivers both again.
+      await first.close();
+      await second.connect(signal());
+      const again = [await receive(second), await receive(second)];
+      assert.deepEqual(
+        again.map((d) => [d.message.getJMSMessageID(), d.message.getJMSRedelivered()]),
+        [
+          ['order-7', true],
+          [null, true],
+        ],
+        'the id the duplicate window compares is the same on redelivery, and absent without message-id',
+      );
+      for (const delivery of again) await delivery.settle({ kind: 'ack' });
+    } finally {
+      await first.close();
+      await second.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
   'amqp connector - 1,000 messages arrive in send order (ORD-1)',
   async ({ url }) => {
     const queue = `q-${randomUUID()}`;

@@ -81,9 +81,12 @@ export class FakeSource implements Source {
     readonly log: string[] = [],
   ) {}
 
-  /** Makes a message available; `key` becomes the delivery's orderingKey. */
-  push(m: Message, key?: string): void {
-    this.#available.push({ seq: this.#seq++, message: m, key, deliveryCount: 0 });
+  /**
+   * Makes a message available; `key` becomes the delivery's orderingKey. `deliveredBefore`: times
+   * an earlier process already had it (a broker redelivering after a crash), so it comes redelivered.
+   */
+  push(m: Message, key?: string, deliveredBefore = 0): void {
+    this.#available.push({ seq: this.#seq++, message: m, key, deliveryCount: deliveredBefore });
     this.#serve();
   }
 

@@ -17,7 +17,7 @@ import {
   type Message,
   MemoryStore,
   Session,
-  type TextMessage,
+  TextMessage,
 } from '../../../src/index.js';
 import type {
   ForwardedId,
@@ -29,7 +29,7 @@ import type {
 import { NotConnectedError } from '../../../src/spi/index.js';
 import { FileStore } from '../../../src/store/file-store.js';
 import { FakeClock, settle } from '../../helpers/fake-clock.js';
-import { FakeSink, FakeSource, message } from './fakes.js';
+import { FakeSink, FakeSource, RecordingLogger, message } from './fakes.js';
 
 /** A file store whose writes stop reaching the disk once `crashAfter` matched a commit that landed. */
 class CrashingStore implements MessageStore, ForwardedIdStore {
@@ -63,7 +63,7 @@ class CrashingStore implements MessageStore, ForwardedIdStore {
 }
 
 /** A run of the "process": engine and exactly-once bridge from a fake source into queue://out. */
-async function startRun(dir: string, clock: FakeClock) {
+async function startRun(dir: string, clock: FakeClock, logger?: RecordingLogger) {
   const file = await FileStore.open({ path: dir });
   const store = new CrashingStore(file);
   const engine = await JmsEngine.open({ store, clock });
@@ -76,7 +76,11 @@ async function startRun(dir: string, clock: FakeClock) {
       sink: new InternalSink({ engine, destination: 'queue://out' }),
       qos: 'exactly-once',
     },
-    { clock, duplicateWindow: new StoreDuplicateWindow({ store, name: 'into-out' }) },
+    {
+      clock,
+      duplicateWindow: new StoreDuplicateWindow({ store, name: 'into-out' }),
+      ...(logger ? { logger } : {}),
+    },
   );
   await bridge.start();
   return {
@@ -141,6 +145,36 @@ test('bridge - exactly-once into an engine queue: a crash right after the target
     assert.deepEqual(await texts(second.engine, 'out'), ['m1', 'm2'], 'm1 reached the target once');
     assert.equal(second.bridge.counters.duplicates, 1, 'the redelivered m1 was recognised');
     assert.equal(second.bridge.counters.possibleDuplicates, 0);
+    await second.end();
+  });
+});
+
+/** A message as a publisher that sets no message id sends it: nothing for the window to compare. */
+const withoutId = (text: string): TextMessage => new TextMessage(text);
+
+test('bridge - exactly-once: a message without a JMSMessageID delivered again after a crash is counted as a possible duplicate and warned about (BRG-2)', async () => {
+  await withDir(async (dir) => {
+    const clock = new FakeClock();
+    const first = await startRun(dir, clock);
+    first.store.crashAfter = targetWrite;
+    first.source.push(withoutId('m1'));
+    await until(() => first.store.crashed, 'the target took m1');
+    await first.end();
+
+    // The broker delivers m1 again, marked redelivered, still without an id.
+    const logger = new RecordingLogger();
+    const second = await startRun(dir, clock, logger);
+    second.source.push(withoutId('m1'), undefined, 1);
+    second.source.push(withoutId('m2'));
+    await until(() => second.source.acked.length === 2, 'both are acknowledged');
+    assert.deepEqual(await texts(second.engine, 'out'), ['m1', 'm1', 'm2'], 'the window cannot tell');
+    assert.equal(second.bridge.counters.duplicates, 0);
+    assert.equal(second.bridge.counters.possibleDuplicates, 1, 'the resend of m1 is counted');
+    const warnings = logger.entries.filter(
+      (e) => e.level === 'warn' && e.message.includes('without a JMSMessageID'),
+    );
+    assert.equal(warnings.length, 1, 'said once, not per message');
+    assert.deepEqual(warnings[0]!.fields, { bridge: 'into-out' });
     await second.end();
   });
 });
