@@ -6,7 +6,7 @@ import type { Message } from '../../../../src/jms/message/message.js';
 import { TextMessage } from '../../../../src/jms/message/text-message.js';
 import { XMLMessage } from '../../../../src/jms/message/xml-message.js';
 import { parseSelector } from '../../../../src/jms/selector/index.js';
-import { compileAndEvaluate, message } from './helpers.js';
+import { FUZZ_VOCABULARY, compileAndEvaluate, message } from './helpers.js';
 
 /** mulberry32: a small seeded PRNG, so a failure reproduces with the same seed. */
 function prng(seed: number): () => number {
@@ -49,14 +49,7 @@ const IDENTIFIERS = [
   'JMS_BEA_SELECT',
 ];
 const NUMBERS = [
-  '0',
-  '1',
-  '-1',
-  '42',
-  '017',
-  '0x1F',
-  '5L',
-  '9223372036854775807',
+  ...FUZZ_VOCABULARY.numbers,
   '-9223372036854775808',
   '2147483648',
   '1e3',
@@ -68,7 +61,7 @@ const NUMBERS = [
   '1e-3',
   '3.4028235e38',
 ];
-const STRINGS = ["'red'", "''", "'O''Reilly'", "'%'", "'a_c'", "'100!%'", "'PERSISTENT'", "'é😀'", "'x'"];
+const STRINGS = [...FUZZ_VOCABULARY.strings, "'100!%'", "'PERSISTENT'", "'é😀'", "'x'"];
 const XPATHS = [
   '/order/item[2]/name/text()',
   '//id',
@@ -88,33 +81,11 @@ const TOKENS = [
   ...IDENTIFIERS,
   ...NUMBERS,
   ...STRINGS,
-  'AND',
-  'OR',
-  'NOT',
-  'BETWEEN',
-  'IN',
-  'LIKE',
-  'IS',
-  'NULL',
-  'TRUE',
-  'FALSE',
-  'ESCAPE',
+  ...FUZZ_VOCABULARY.keywords,
   'and',
   'Not',
   'null',
-  '=',
-  '<>',
-  '<',
-  '>',
-  '<=',
-  '>=',
-  '+',
-  '-',
-  '*',
-  '/',
-  '(',
-  ')',
-  ',',
+  ...FUZZ_VOCABULARY.operators,
   '==',
   '!=',
   '"',

@@ -47,6 +47,18 @@ export function assertInvalid(
 }
 
 /**
+ * The selector language's vocabulary for generators of random selectors: numeric literals of every
+ * form (octal, hex, long suffix, the long range's edge), string literals with quotes and LIKE
+ * wildcards, the keywords and the operators. Each fuzz test adds its own edge cases after these.
+ */
+export const FUZZ_VOCABULARY = {
+  numbers: ['0', '1', '-1', '42', '017', '0x1F', '5L', '9223372036854775807'],
+  strings: ["'red'", "''", "'O''Reilly'", "'%'", "'a_c'"],
+  keywords: ['AND', 'OR', 'NOT', 'BETWEEN', 'IN', 'LIKE', 'IS', 'NULL', 'TRUE', 'FALSE', 'ESCAPE'],
+  operators: ['=', '<>', '<', '>', '<=', '>=', '+', '-', '*', '/', '(', ')', ','],
+} as const;
+
+/**
  * The contract a fuzzed selector text must keep: it is refused with an InvalidSelectorError at a
  * column inside the text, or it compiles and answers on every target without throwing, with
  * `evaluate`, `matches` and `explain` agreeing. Says which of the two it was.
