@@ -21,6 +21,7 @@ import {
   type RunningGateway,
   repositoryRoot,
   startGateway,
+  whenBridgeStatus,
   workspace,
 } from './gateway-harness.js';
 
@@ -98,28 +99,12 @@ async function deleteAmqp(url: string, queues: string[], exchanges: string[] = [
   await connection.close();
 }
 
-interface BridgeView {
-  readonly name: string;
-  readonly status: string;
-  readonly counters: { readonly out: number };
-  readonly lastError?: string;
-}
-
-function bridge(admin: string, name: string): Promise<BridgeView> {
-  return adminJson<BridgeView[]>(admin, '/bridges').then((all) => all.find((b) => b.name === name)!);
-}
-
 /**
  * Waits until the bridges reading from brokers are connected: before that, a queue may not be
  * declared, a topic not created, a subscription not made, and sample traffic would be lost.
  */
 async function connectedBridges(admin: string, ...names: string[]): Promise<void> {
-  for (const name of names)
-    await eventually(
-      async () => ((await bridge(admin, name)).status === 'connected' ? true : undefined),
-      `bridge '${name}' connected`,
-      60_000,
-    );
+  for (const name of names) await whenBridgeStatus(admin, name, 'connected', 60_000);
 }
 
 test(
@@ -174,10 +159,7 @@ test(
         method: 'POST',
         body: JSON.stringify({ type: 'text', body: `payment ${id}` }),
       });
-    const retrying = await eventually(async () => {
-      const view = await bridge(gateway.admin, 'payments-out');
-      return view.status === 'retrying' ? view : undefined;
-    }, 'payments-out to show retrying');
+    const retrying = await whenBridgeStatus(gateway.admin, 'payments-out', 'retrying');
     assert.match(retrying.lastError ?? '', /unroutable.*NO_ROUTE/);
     const parked = await adminJson<unknown[]>(gateway.admin, '/destinations/queue/payments.errors/messages');
     assert.deepEqual(parked, [], 'nothing is parked for a missing binding');
@@ -197,10 +179,7 @@ test(
       60_000,
     );
     assert.deepEqual(bodies, ['payment 1', 'payment 2']);
-    const after = await eventually(async () => {
-      const view = await bridge(gateway.admin, 'payments-out');
-      return view.status === 'connected' ? view : undefined;
-    }, 'payments-out to be connected again');
+    const after = await whenBridgeStatus(gateway.admin, 'payments-out', 'connected');
     assert.equal(after.counters.out, 2);
   },
 );

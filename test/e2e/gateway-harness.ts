@@ -166,3 +166,36 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** A bridge as `GET /bridges` lists it: the fields the tests read. */
+export interface BridgeView {
+  readonly name: string;
+  readonly status: string;
+  readonly counters: Readonly<Record<string, number>>;
+  readonly lastError?: string;
+}
+
+/** The bridge `name` as the admin API lists it; fails when it is not listed. */
+export async function bridgeView(admin: string, name: string): Promise<BridgeView> {
+  const bridges = await adminJson<BridgeView[]>(admin, '/bridges');
+  const found = bridges.find((b) => b.name === name);
+  if (!found) throw new Error(`bridge '${name}' is not listed: ${bridges.map((b) => b.name).join(', ')}`);
+  return found;
+}
+
+/** Polls until the bridge `name` shows `status`; resolves to its view then. */
+export function whenBridgeStatus(
+  admin: string,
+  name: string,
+  status: string,
+  timeoutMs = 30_000,
+): Promise<BridgeView> {
+  return eventually(
+    async () => {
+      const view = await bridgeView(admin, name);
+      return view.status === status ? view : undefined;
+    },
+    `bridge '${name}' ${status}`,
+    timeoutMs,
+  );
+}

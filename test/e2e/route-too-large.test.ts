@@ -15,6 +15,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
 import {
   adminJson,
+  bridgeView,
   eventually,
   killGateway,
   type RunningGateway,
@@ -31,17 +32,8 @@ const HEALTH_WITHIN_MS = 100;
 /** /health probes of the idle gateway, the baseline of this (shared, noisy) machine. */
 const BASELINE_PROBES = 50;
 
-interface BridgeView {
-  name: string;
-  status: string;
-  counters: Record<string, number>;
-}
-
-async function counters(running: RunningGateway, name: string): Promise<Record<string, number>> {
-  const bridges = await adminJson<BridgeView[]>(running.admin, '/bridges');
-  const found = bridges.find((b) => b.name === name);
-  assert.ok(found, `bridge '${name}' is listed`);
-  return found.counters;
+async function counters(running: RunningGateway, name: string): Promise<Readonly<Record<string, number>>> {
+  return (await bridgeView(running.admin, name)).counters;
 }
 
 /** One /health round trip, in ms. */
