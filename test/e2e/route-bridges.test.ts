@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as connectTcp } from 'node:net';
 import { test } from 'node:test';
 import { connect as amqpConnect, type ConsumeMessage } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
 import { connectAsync, type IPublishPacket } from 'mqtt';
 import { amqpBroker, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   bridgeView,
@@ -116,7 +116,7 @@ test(
     const id = randomUUID();
     const kafkaTopic = `e2e-alerts-${id}`;
     const mqttTopic = `e2e/alerts/${id}/severe`;
-    const client = new Kafka({ clientId: `e2e-${id}`, brokers: kafka.brokers, logLevel: logLevel.NOTHING });
+    const client = kafkaClient(kafka.brokers, 'e2e');
     const admin = client.admin();
     const producer = client.producer();
     const subscriber = await connectAsync(mqtt.url, { protocolVersion: 5, clientId: `e2e-sub-${id}` });

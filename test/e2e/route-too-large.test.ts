@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   bridgeView,
@@ -69,11 +69,7 @@ test(
     const id = randomUUID();
     const queue = `e2e-big-${id}`;
     const topic = `e2e-big-${id}`;
-    const admin = new Kafka({
-      clientId: `e2e-${id}`,
-      brokers: kafka.brokers,
-      logLevel: logLevel.NOTHING,
-    }).admin();
+    const admin = kafkaClient(kafka.brokers, 'e2e').admin();
     const connection = await amqpConnect(amqp.url);
     const channel = await connection.createConfirmChannel();
     const space = await workspace({
