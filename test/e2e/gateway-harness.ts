@@ -133,6 +133,39 @@ export async function workspace(
   };
 }
 
+/** A workspace as `workspace` makes it. */
+export type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+/** What `withGateway` starts. */
+export interface GatewaySetup {
+  /** Files written into the workspace before the start. */
+  readonly files?: Record<string, string>;
+  /** The configuration file, relative to the workspace or absolute; `gateway.yaml` by default. */
+  readonly config?: string;
+  /** Added to the gateway's environment. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Runs `fn` with a gateway started in a fresh workspace; afterwards, however `fn` ended, kills the
+ * gateway if it still runs and removes the workspace. `fn` stops the gateway itself where it
+ * asserts on how it stops.
+ */
+export async function withGateway(
+  setup: GatewaySetup,
+  fn: (running: RunningGateway, space: Workspace) => Promise<void>,
+): Promise<void> {
+  const space = await workspace(setup.files);
+  let gateway: RunningGateway | undefined;
+  try {
+    gateway = await startGateway(setup.config ?? 'gateway.yaml', space.dir, setup.env);
+    await fn(gateway, space);
+  } finally {
+    await killGateway(gateway);
+    await space.cleanup();
+  }
+}
+
 /** JSON from the admin API, failing with the response body on a non-2xx status. */
 export async function adminJson<T>(admin: string, path: string, init: RequestInit = {}): Promise<T> {
   const response = await fetch(`${admin}${path}`, {
