@@ -59,11 +59,34 @@ function nodes(program: Command): CompletionNode[] {
 
 const words = (list: readonly string[]) => list.join(' ');
 
+/** What both shells' scripts are built from: the command tree and its case patterns. */
+function completionModel(program: Command) {
+  const all = nodes(program);
+  return {
+    all,
+    /** Every command path below the program, as one `case` pattern. */
+    knownPaths: all
+      .filter((node) => node.key !== '')
+      .map((node) => `"${node.key}"`)
+      .join('|'),
+    /** Every option that takes a file name, as one `case` pattern. */
+    fileOptions: [...new Set(all.flatMap((node) => node.fileOptions))].join('|'),
+  };
+}
+
+/**
+ * The `case` that follows `$word` down the command tree into `$cmdpath` when it names a
+ * subcommand; bash and zsh read this syntax alike, so both scripts walk the tree the same way.
+ */
+function followCommandPath(knownPaths: string): string {
+  return `    case "$cmdpath/$word" in
+      ${knownPaths}) cmdpath="$cmdpath/$word" ;;
+    esac`;
+}
+
 /** The bash script: `source <(jms-gateway completion bash)`. */
 export function bashCompletion(program: Command): string {
-  const all = nodes(program);
-  const known = all.filter((node) => node.key !== '').map((node) => `"${node.key}"`);
-  const fileOptions = [...new Set(all.flatMap((node) => node.fileOptions))];
+  const { all, knownPaths, fileOptions } = completionModel(program);
   const cases = all
     .map(
       (node) =>
@@ -78,12 +101,10 @@ _jms_gateway() {
   cmdpath=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     word="\${COMP_WORDS[i]}"
-    case "$cmdpath/$word" in
-      ${known.join('|')}) cmdpath="$cmdpath/$word" ;;
-    esac
+${followCommandPath(knownPaths)}
   done
   case "$prev" in
-    ${fileOptions.join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    ${fileOptions}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   case "$cmdpath" in
 ${cases}
@@ -107,9 +128,7 @@ function described(name: string, description: string): string {
 
 /** The zsh script: `source <(jms-gateway completion zsh)`, or saved as `_jms_gateway` in $fpath. */
 export function zshCompletion(program: Command): string {
-  const all = nodes(program);
-  const known = all.filter((node) => node.key !== '').map((node) => `"${node.key}"`);
-  const fileOptions = [...new Set(all.flatMap((node) => node.fileOptions))];
+  const { all, knownPaths, fileOptions } = completionModel(program);
   const cases = all
     .map((node) => {
       const commands = [
@@ -127,12 +146,10 @@ _jms_gateway() {
   local -a commands options
   for (( i = 2; i < CURRENT; i++ )); do
     word="\${words[i]}"
-    case "$cmdpath/$word" in
-      ${known.join('|')}) cmdpath="$cmdpath/$word" ;;
-    esac
+${followCommandPath(knownPaths)}
   done
   case "\${words[CURRENT-1]}" in
-    ${fileOptions.join('|')}) _files; return ;;
+    ${fileOptions}) _files; return ;;
   esac
   case "$cmdpath" in
 ${cases}

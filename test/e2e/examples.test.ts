@@ -10,9 +10,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { connectAsync as mqttConnect } from 'mqtt';
 import { amqpBroker, connected, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import {
   adminJson,
@@ -21,6 +22,7 @@ import {
   type RunningGateway,
   repositoryRoot,
   startGateway,
+  whenBridgeStatus,
   workspace,
 } from './gateway-harness.js';
 
@@ -55,13 +57,12 @@ async function gatewayOn(
   return running.gateway;
 }
 
-function kafkaClient(): Kafka {
-  return new Kafka({ brokers: connected(kafka).brokers, logLevel: logLevel.NOTHING });
-}
-
 /** Reads `topic` from the beginning until `count` records arrived. */
 async function readRecords(topic: string, count: number): Promise<KafkaMessage[]> {
-  const consumer = kafkaClient().consumer({ groupId: uniqueName('g-examples'), sessionTimeout: 6000 });
+  const consumer = kafkaClient(connected(kafka).brokers, 'examples').consumer({
+    groupId: uniqueName('g-examples'),
+    sessionTimeout: 6000,
+  });
   const records: KafkaMessage[] = [];
   await consumer.connect();
   try {
@@ -84,7 +85,7 @@ async function readRecords(topic: string, count: number): Promise<KafkaMessage[]
 }
 
 async function deleteTopics(...topics: string[]): Promise<void> {
-  const admin = kafkaClient().admin();
+  const admin = kafkaClient(connected(kafka).brokers, 'examples').admin();
   await admin.connect();
   await admin.deleteTopics({ topics }).catch(() => {});
   await admin.disconnect();
@@ -98,28 +99,35 @@ async function deleteAmqp(url: string, queues: string[], exchanges: string[] = [
   await connection.close();
 }
 
-interface BridgeView {
-  readonly name: string;
-  readonly status: string;
-  readonly counters: { readonly out: number };
-  readonly lastError?: string;
-}
-
-function bridge(admin: string, name: string): Promise<BridgeView> {
-  return adminJson<BridgeView[]>(admin, '/bridges').then((all) => all.find((b) => b.name === name)!);
-}
-
 /**
  * Waits until the bridges reading from brokers are connected: before that, a queue may not be
  * declared, a topic not created, a subscription not made, and sample traffic would be lost.
  */
 async function connectedBridges(admin: string, ...names: string[]): Promise<void> {
-  for (const name of names)
-    await eventually(
-      async () => ((await bridge(admin, name)).status === 'connected' ? true : undefined),
-      `bridge '${name}' connected`,
-      60_000,
-    );
+  for (const name of names) await whenBridgeStatus(admin, name, 'connected', 60_000);
+}
+
+/**
+ * error-replay.yaml on a unique exchange and queue, both deleted after the test; `binding` is what
+ * the example's binding line becomes (by default the same binding on the unique names).
+ */
+async function errorReplay(
+  t: { after(fn: () => Promise<void>): void },
+  url: string,
+  binding?: Record<string, string>,
+): Promise<{ exchange: string; queue: string; yaml: string }> {
+  const exchange = uniqueName('payments');
+  const queue = `${exchange}.outgoing`;
+  t.after(() => deleteAmqp(url, [queue], [exchange]));
+  const yaml = await example('error-replay.yaml', {
+    'name: payments, type: topic': `name: ${exchange}, type: topic`,
+    'exchange: payments\n': `exchange: ${exchange}\n`,
+    ...(binding ?? {
+      'bindings: [{ queue: payments.outgoing, exchange: payments,': `bindings: [{ queue: ${queue}, exchange: ${exchange},`,
+    }),
+    'queues: [{ name: payments.outgoing }]': `queues: [{ name: ${queue} }]`,
+  });
+  return { exchange, queue, yaml };
 }
 
 test(
@@ -127,15 +135,7 @@ test(
   { skip: amqp.skip, timeout: 120_000 },
   async (t) => {
     const { url } = connected(amqp);
-    const exchange = uniqueName('payments');
-    const queue = `${exchange}.outgoing`;
-    t.after(() => deleteAmqp(url, [queue], [exchange]));
-    const yaml = await example('error-replay.yaml', {
-      'name: payments, type: topic': `name: ${exchange}, type: topic`,
-      'exchange: payments\n': `exchange: ${exchange}\n`,
-      'queues: [{ name: payments.outgoing }]': `queues: [{ name: ${queue} }]`,
-      'bindings: [{ queue: payments.outgoing, exchange: payments,': `bindings: [{ queue: ${queue}, exchange: ${exchange},`,
-    });
+    const { queue, yaml } = await errorReplay(t, url);
     const gateway = await gatewayOn(t, yaml, { AMQP_URL: url });
     await connectedBridges(gateway.admin, 'payments-out');
     await adminJson(gateway.admin, '/destinations/queue/payments/messages', {
@@ -158,15 +158,9 @@ test(
   { skip: amqp.skip, timeout: 120_000 },
   async (t) => {
     const { url } = connected(amqp);
-    const exchange = uniqueName('payments');
-    const queue = `${exchange}.outgoing`;
-    t.after(() => deleteAmqp(url, [queue], [exchange]));
     // The example without its binding: the exchange exists and routes nowhere.
-    const yaml = await example('error-replay.yaml', {
-      'name: payments, type: topic': `name: ${exchange}, type: topic`,
-      'exchange: payments\n': `exchange: ${exchange}\n`,
+    const { exchange, queue, yaml } = await errorReplay(t, url, {
       '        bindings: [{ queue: payments.outgoing, exchange: payments, routingKey: payments.# }]\n': '',
-      'queues: [{ name: payments.outgoing }]': `queues: [{ name: ${queue} }]`,
     });
     const gateway = await gatewayOn(t, yaml, { AMQP_URL: url });
     for (const id of ['1', '2'])
@@ -174,10 +168,7 @@ test(
         method: 'POST',
         body: JSON.stringify({ type: 'text', body: `payment ${id}` }),
       });
-    const retrying = await eventually(async () => {
-      const view = await bridge(gateway.admin, 'payments-out');
-      return view.status === 'retrying' ? view : undefined;
-    }, 'payments-out to show retrying');
+    const retrying = await whenBridgeStatus(gateway.admin, 'payments-out', 'retrying');
     assert.match(retrying.lastError ?? '', /unroutable.*NO_ROUTE/);
     const parked = await adminJson<unknown[]>(gateway.admin, '/destinations/queue/payments.errors/messages');
     assert.deepEqual(parked, [], 'nothing is parked for a missing binding');
@@ -197,10 +188,7 @@ test(
       60_000,
     );
     assert.deepEqual(bodies, ['payment 1', 'payment 2']);
-    const after = await eventually(async () => {
-      const view = await bridge(gateway.admin, 'payments-out');
-      return view.status === 'connected' ? view : undefined;
-    }, 'payments-out to be connected again');
+    const after = await whenBridgeStatus(gateway.admin, 'payments-out', 'connected');
     assert.equal(after.counters.out, 2);
   },
 );
@@ -228,7 +216,7 @@ test(
     const gateway = await gatewayOn(t, yaml, { KAFKA_BROKER: brokers[0]!, MQTT_URL: url });
     await connectedBridges(gateway.admin, 'alerts-in', 'severe-alerts-out');
 
-    const producer = kafkaClient().producer();
+    const producer = kafkaClient(connected(kafka).brokers, 'examples').producer();
     await producer.connect();
     t.after(() => producer.disconnect());
     await producer.send({

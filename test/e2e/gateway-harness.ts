@@ -133,6 +133,39 @@ export async function workspace(
   };
 }
 
+/** A workspace as `workspace` makes it. */
+export type Workspace = Awaited<ReturnType<typeof workspace>>;
+
+/** What `withGateway` starts. */
+export interface GatewaySetup {
+  /** Files written into the workspace before the start. */
+  readonly files?: Record<string, string>;
+  /** The configuration file, relative to the workspace or absolute; `gateway.yaml` by default. */
+  readonly config?: string;
+  /** Added to the gateway's environment. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Runs `fn` with a gateway started in a fresh workspace; afterwards, however `fn` ended, kills the
+ * gateway if it still runs and removes the workspace. `fn` stops the gateway itself where it
+ * asserts on how it stops.
+ */
+export async function withGateway(
+  setup: GatewaySetup,
+  fn: (running: RunningGateway, space: Workspace) => Promise<void>,
+): Promise<void> {
+  const space = await workspace(setup.files);
+  let gateway: RunningGateway | undefined;
+  try {
+    gateway = await startGateway(setup.config ?? 'gateway.yaml', space.dir, setup.env);
+    await fn(gateway, space);
+  } finally {
+    await killGateway(gateway);
+    await space.cleanup();
+  }
+}
+
 /** JSON from the admin API, failing with the response body on a non-2xx status. */
 export async function adminJson<T>(admin: string, path: string, init: RequestInit = {}): Promise<T> {
   const response = await fetch(`${admin}${path}`, {
@@ -165,4 +198,37 @@ export async function eventually<T>(
       );
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+/** A bridge as `GET /bridges` lists it: the fields the tests read. */
+export interface BridgeView {
+  readonly name: string;
+  readonly status: string;
+  readonly counters: Readonly<Record<string, number>>;
+  readonly lastError?: string;
+}
+
+/** The bridge `name` as the admin API lists it; fails when it is not listed. */
+export async function bridgeView(admin: string, name: string): Promise<BridgeView> {
+  const bridges = await adminJson<BridgeView[]>(admin, '/bridges');
+  const found = bridges.find((b) => b.name === name);
+  if (!found) throw new Error(`bridge '${name}' is not listed: ${bridges.map((b) => b.name).join(', ')}`);
+  return found;
+}
+
+/** Polls until the bridge `name` shows `status`; resolves to its view then. */
+export function whenBridgeStatus(
+  admin: string,
+  name: string,
+  status: string,
+  timeoutMs = 30_000,
+): Promise<BridgeView> {
+  return eventually(
+    async () => {
+      const view = await bridgeView(admin, name);
+      return view.status === status ? view : undefined;
+    },
+    `bridge '${name}' ${status}`,
+    timeoutMs,
+  );
 }

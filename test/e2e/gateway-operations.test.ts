@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  adminJson,
-  eventually,
-  killGateway,
-  logLines,
-  type RunningGateway,
-  runCli,
-  startGateway,
-  workspace,
-} from './gateway-harness.js';
+import { adminJson, eventually, logLines, runCli, workspace, withGateway } from './gateway-harness.js';
 
 const CONFIG = [
   'store: { path: ./data }',
@@ -30,12 +21,8 @@ test(
   'gateway process - /ready is 503 naming a failed bridge, admin mutations are audited, LOG_LEVEL wins over log.level',
   { timeout: 90_000 },
   async () => {
-    const space = await workspace({ 'gateway.yaml': CONFIG });
-    let gateway: RunningGateway | undefined;
-    try {
-      // log.level is warn; LOG_LEVEL=debug wins (else 'gateway ready', an info line, would never come).
-      const running = await startGateway(space.path('gateway.yaml'), space.dir, { LOG_LEVEL: 'debug' });
-      gateway = running;
+    // log.level is warn; LOG_LEVEL=debug wins (else 'gateway ready', an info line, would never come).
+    await withGateway({ files: { 'gateway.yaml': CONFIG }, env: { LOG_LEVEL: 'debug' } }, async (running) => {
       assert.equal((await fetch(`${running.admin}/ready`)).status, 200);
       await adminJson(running.admin, '/destinations/queue/gone', { method: 'DELETE' });
       await adminJson(running.admin, '/bridges/broken/restart', { method: 'POST' });
@@ -67,10 +54,7 @@ test(
           ['admin action: restart', 'loopback', 'broken', 200],
         ],
       );
-    } finally {
-      await killGateway(gateway);
-      await space.cleanup();
-    }
+    });
   },
 );
 

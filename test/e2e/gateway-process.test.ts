@@ -4,13 +4,11 @@ import { join } from 'node:path';
 import {
   adminJson,
   eventually,
-  killGateway,
   logLines,
-  type RunningGateway,
   repositoryRoot,
   runCli,
-  startGateway,
   workspace,
+  withGateway,
 } from './gateway-harness.js';
 
 test(
@@ -18,11 +16,7 @@ test(
   { timeout: 90_000 },
   async () => {
     // From a temporary directory, so the default store (./data) is created there, not in the repository.
-    const space = await workspace();
-    let gateway: RunningGateway | undefined;
-    try {
-      const running = await startGateway(join(repositoryRoot, 'config/gateway.yaml'), space.dir);
-      gateway = running;
+    await withGateway({ config: join(repositoryRoot, 'config/gateway.yaml') }, async (running) => {
       assert.equal((await fetch(`${running.admin}/health`)).status, 200);
       assert.equal((await fetch(`${running.admin}/ready`)).status, 200);
       await adminJson(running.admin, '/destinations/queue/demo.in/messages', {
@@ -58,10 +52,7 @@ test(
       const lines = logLines(result.stdout);
       assert.ok(lines.some((line) => line.msg === 'gateway ready'));
       assert.equal(lines.at(-1)?.msg, 'stopped');
-    } finally {
-      await killGateway(gateway);
-      await space.cleanup();
-    }
+    });
   },
 );
 

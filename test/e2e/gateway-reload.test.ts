@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import {
-  adminJson,
-  eventually,
-  killGateway,
-  logLines,
-  type RunningGateway,
-  runCli,
-  startGateway,
-  workspace,
-} from './gateway-harness.js';
+import { adminJson, eventually, logLines, runCli, withGateway } from './gateway-harness.js';
 
 /**
  * Two routes over the file store: `steady` stays as it is, `orders` is the one a reload changes
@@ -86,11 +77,7 @@ test(
   'gateway reload - under steady load a changed bridge loses and doubles nothing, an unchanged one keeps running and counting; an invalid file keeps the old configuration',
   { timeout: 120_000 },
   async () => {
-    const space = await workspace({ 'gateway.yaml': config('queue://orders.out') });
-    let gateway: RunningGateway | undefined;
-    try {
-      const running = await startGateway('gateway.yaml', space.dir);
-      gateway = running;
+    await withGateway({ files: { 'gateway.yaml': config('queue://orders.out') } }, async (running, space) => {
       const admin = running.admin;
       const env = { JMS_GATEWAY_ADMIN_URL: admin };
       const steadyWatch = watch(admin, 'steady');
@@ -179,10 +166,7 @@ test(
 
       const stopped = await running.stop('SIGTERM');
       assert.equal(stopped.code, 0, stopped.stderr);
-    } finally {
-      await killGateway(gateway);
-      await space.cleanup();
-    }
+    });
   },
 );
 
@@ -190,11 +174,7 @@ test(
   'gateway reload - SIGHUP applies the file; a file with problems is logged at error level and changes nothing',
   { timeout: 90_000 },
   async () => {
-    const space = await workspace({ 'gateway.yaml': config('queue://orders.out') });
-    let gateway: RunningGateway | undefined;
-    try {
-      const running = await startGateway('gateway.yaml', space.dir);
-      gateway = running;
+    await withGateway({ files: { 'gateway.yaml': config('queue://orders.out') } }, async (running, space) => {
       const admin = running.admin;
       const reloads = () => logLines(running.stdout()).filter((l) => /reloaded/.test(l.msg));
 
@@ -234,9 +214,6 @@ test(
       assert.equal(running.child.exitCode, null, 'SIGHUP did not end the process');
       const stopped = await running.stop('SIGTERM');
       assert.equal(stopped.code, 0, stopped.stderr);
-    } finally {
-      await killGateway(gateway);
-      await space.cleanup();
-    }
+    });
   },
 );

@@ -1,15 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import {
-  adminJson,
-  eventually,
-  killGateway,
-  type RunningGateway,
-  runCli,
-  startGateway,
-  workspace,
-} from './gateway-harness.js';
+import { adminJson, eventually, runCli, withGateway } from './gateway-harness.js';
 
 /**
  * queue://orders allows no redelivery. The bridge `deliver` takes orders to queue://full, which
@@ -78,11 +70,7 @@ test(
   'gateway replay - jms-gateway replay moves parked messages back to their origin with headers and properties, delivery count reset',
   { timeout: 90_000 },
   async () => {
-    const space = await workspace({ 'gateway.yaml': CONFIG });
-    let gateway: RunningGateway | undefined;
-    try {
-      const running = await startGateway('gateway.yaml', space.dir);
-      gateway = running;
+    await withGateway({ files: { 'gateway.yaml': CONFIG } }, async (running, space) => {
       const admin = running.admin;
       const post = (path: string, body: unknown = {}) =>
         adminJson(admin, path, { method: 'POST', body: JSON.stringify(body) });
@@ -158,9 +146,6 @@ test(
 
       const stopped = await running.stop('SIGTERM');
       assert.equal(stopped.code, 0, stopped.stderr);
-    } finally {
-      await killGateway(gateway);
-      await space.cleanup();
-    }
+    });
   },
 );

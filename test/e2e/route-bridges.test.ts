@@ -10,41 +10,23 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as connectTcp } from 'node:net';
 import { test } from 'node:test';
 import { connect as amqpConnect, type ConsumeMessage } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
 import { connectAsync, type IPublishPacket } from 'mqtt';
 import { amqpBroker, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
+  bridgeView,
   eventually,
   killGateway,
   type RunningGateway,
   startGateway,
+  whenBridgeStatus,
   workspace,
 } from './gateway-harness.js';
 
 const amqp = await amqpBroker();
 const mqtt = await mqttBroker();
 const kafka = await kafkaBroker();
-
-interface BridgeView {
-  name: string;
-  status: string;
-  counters: Record<string, number>;
-}
-
-async function bridge(running: RunningGateway, name: string): Promise<BridgeView> {
-  const bridges = await adminJson<BridgeView[]>(running.admin, '/bridges');
-  const found = bridges.find((b) => b.name === name);
-  assert.ok(found, `bridge '${name}' is listed`);
-  return found;
-}
-
-function whenStatus(running: RunningGateway, name: string, status: string): Promise<BridgeView> {
-  return eventually(async () => {
-    const view = await bridge(running, name);
-    return view.status === status ? view : undefined;
-  }, `bridge '${name}' ${status}`);
-}
 
 /** Collects what arrives on an AMQP queue. */
 async function amqpReader(url: string, queue: string) {
@@ -84,7 +66,7 @@ test(
     let gateway: RunningGateway | undefined;
     try {
       gateway = await startGateway('gateway.yaml', space.dir, { AMQP_URL: amqp.url, MQTT_URL: mqtt.url });
-      await whenStatus(gateway, 'devices-in', 'connected');
+      await whenBridgeStatus(gateway.admin, 'devices-in', 'connected');
       await publisher.publishAsync(topic, '{"temperature":21.5}', {
         qos: 1,
         properties: {
@@ -113,7 +95,7 @@ test(
       assert.equal(headers['deviceId'], 'd-ünï-7');
       assert.equal(headers['sequence'], 42, 'a typed long stays a number');
       assert.equal(headers['calibrated'], true, 'a typed boolean stays a boolean');
-      const counters = (await bridge(gateway, 'devices-in')).counters;
+      const counters = (await bridgeView(gateway.admin, 'devices-in')).counters;
       assert.equal(counters['out'], 1);
       const result = await gateway.stop('SIGTERM');
       assert.equal(result.code, 0, result.stderr);
@@ -134,7 +116,7 @@ test(
     const id = randomUUID();
     const kafkaTopic = `e2e-alerts-${id}`;
     const mqttTopic = `e2e/alerts/${id}/severe`;
-    const client = new Kafka({ clientId: `e2e-${id}`, brokers: kafka.brokers, logLevel: logLevel.NOTHING });
+    const client = kafkaClient(kafka.brokers, 'e2e');
     const admin = client.admin();
     const producer = client.producer();
     const subscriber = await connectAsync(mqtt.url, { protocolVersion: 5, clientId: `e2e-sub-${id}` });
@@ -185,17 +167,18 @@ test(
       await producer.connect();
       gateway = await startGateway('gateway.yaml', space.dir, { MQTT_URL: mqtt.url });
       const running = gateway;
-      await whenStatus(running, 'alerts-in', 'connected');
+      await whenBridgeStatus(running.admin, 'alerts-in', 'connected');
       await send(1, 20);
       await eventually(
         () => Promise.resolve(received.length >= 10 ? true : undefined),
         'the severe alerts of the first 20 on MQTT',
       );
       await adminJson(running.admin, '/bridges/severe-out/pause', { method: 'POST' });
-      await whenStatus(running, 'severe-out', 'paused');
+      await whenBridgeStatus(running.admin, 'severe-out', 'paused');
       await send(21, 40);
       await eventually(
-        async () => ((await bridge(running, 'alerts-in')).counters['out'] === 40 ? true : undefined),
+        async () =>
+          (await bridgeView(running.admin, 'alerts-in')).counters['out'] === 40 ? true : undefined,
         'all 40 alerts in topic://alerts',
       );
       assert.equal(received.length, 10, 'nothing goes out while the bridge is paused');
@@ -306,13 +289,13 @@ test(
         TARGET_URL: viaProxy.toString(),
       });
       const running = gateway;
-      await whenStatus(running, 'to-target', 'connected');
+      await whenBridgeStatus(running.admin, 'to-target', 'connected');
       await publish(1, 20);
       await eventually(() => Promise.resolve(out.received.length >= 20 ? true : undefined), 'the first 20');
 
       await proxy.close();
       await publish(21, 60);
-      const down = await whenStatus(running, 'to-target', 'reconnecting');
+      const down = await whenBridgeStatus(running.admin, 'to-target', 'reconnecting');
       assert.equal(out.received.length, 20, 'nothing reaches the target while it is down');
       assert.equal(down.counters['dropped'], 0);
 
@@ -322,13 +305,13 @@ test(
         'all 60 after the target came back',
         60_000,
       );
-      await whenStatus(running, 'to-target', 'connected');
+      await whenBridgeStatus(running.admin, 'to-target', 'connected');
       assert.deepEqual(
         arrived(),
         Array.from({ length: 60 }, (_, i) => `m-${i + 1}`),
         'everything, once, in order',
       );
-      const counters = (await bridge(running, 'to-target')).counters;
+      const counters = (await bridgeView(running.admin, 'to-target')).counters;
       assert.ok((counters['reconnects'] ?? 0) >= 1, 'the bridge reconnected');
       assert.equal(counters['dropped'], 0);
       assert.equal(counters['out'], 60);

@@ -11,10 +11,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
+  bridgeView,
   eventually,
   killGateway,
   type RunningGateway,
@@ -31,17 +32,8 @@ const HEALTH_WITHIN_MS = 100;
 /** /health probes of the idle gateway, the baseline of this (shared, noisy) machine. */
 const BASELINE_PROBES = 50;
 
-interface BridgeView {
-  name: string;
-  status: string;
-  counters: Record<string, number>;
-}
-
-async function counters(running: RunningGateway, name: string): Promise<Record<string, number>> {
-  const bridges = await adminJson<BridgeView[]>(running.admin, '/bridges');
-  const found = bridges.find((b) => b.name === name);
-  assert.ok(found, `bridge '${name}' is listed`);
-  return found.counters;
+async function counters(running: RunningGateway, name: string): Promise<Readonly<Record<string, number>>> {
+  return (await bridgeView(running.admin, name)).counters;
 }
 
 /** One /health round trip, in ms. */
@@ -77,11 +69,7 @@ test(
     const id = randomUUID();
     const queue = `e2e-big-${id}`;
     const topic = `e2e-big-${id}`;
-    const admin = new Kafka({
-      clientId: `e2e-${id}`,
-      brokers: kafka.brokers,
-      logLevel: logLevel.NOTHING,
-    }).admin();
+    const admin = kafkaClient(kafka.brokers, 'e2e').admin();
     const connection = await amqpConnect(amqp.url);
     const channel = await connection.createConfirmChannel();
     const space = await workspace({

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { connect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
+import { kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   eventually,
@@ -85,7 +85,7 @@ test(
     const id = randomUUID();
     const queue = `orders-${id}`;
     const topics = { eu: `orders-eu-${id}`, us: `orders-us-${id}` };
-    const client = new Kafka({ clientId: `e2e-${id}`, brokers: kafka.brokers, logLevel: logLevel.NOTHING });
+    const client = kafkaClient(kafka.brokers, 'e2e');
     const admin = client.admin();
     const consumer = client.consumer({
       groupId: `e2e-${id}`,

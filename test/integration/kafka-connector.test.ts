@@ -5,8 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
-import type { Admin, IHeaders, KafkaMessage } from 'kafkajs';
+import type { Admin, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import {
   BytesMessage,
   MessageTooLargeError,
@@ -15,14 +14,14 @@ import {
   NotConnectedError,
   TextMessage,
   messageSnapshot,
-  resolveConfig,
 } from '../../src/spi/index.js';
 import type { Delivery, EngineLogger, Message } from '../../src/spi/index.js';
-import { KafkaSink, KafkaSource, kafkaConfigSchema, messageToRecord } from '../../connectors/kafka/index.js';
+import { KafkaSink, KafkaSource, messageToRecord } from '../../connectors/kafka/index.js';
 import { classifySendError } from '../../connectors/kafka/errors.js';
 import { recordBatchBytes } from '../../connectors/kafka/size-limits.js';
 import type { KafkaConfig } from '../../connectors/kafka/index.js';
 import { connected, kafkaBroker } from '../helpers/brokers.js';
+import { kafkaClient, kafkaEndpoint, withKafkaTopic } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { decorate, everyBodyType } from '../unit/connectors/kafka/messages.js';
@@ -41,54 +40,23 @@ const groups = new Set<string>();
 function endpoint(topic: string, overrides: Record<string, unknown> = {}): KafkaConfig {
   const groupId = uniqueName('g-kafka-it');
   groups.add(groupId);
-  const { config, errors } = resolveConfig(
-    kafkaConfigSchema,
-    {
-      brokers: connected(broker).brokers,
-      topic,
-      groupId,
-      fromBeginning: true,
-      sessionTimeout: 6000,
-      heartbeatInterval: 500,
-      rebalanceTimeout: 5000,
-      retries: 2,
-      ...overrides,
-    },
-    'test',
-  );
-  assert.deepEqual(errors, []);
-  return config!;
+  return kafkaEndpoint(connected(broker).brokers, topic, { groupId, fromBeginning: true, ...overrides });
 }
 
 function client(): Kafka {
-  return new Kafka({
-    clientId: uniqueName('kafka-it'),
-    brokers: connected(broker).brokers,
-    logLevel: logLevel.NOTHING,
-  });
+  return kafkaClient(connected(broker).brokers, 'kafka-it');
 }
 
 /** Runs `fn` with a fresh topic of `partitions` partitions, deleted afterwards with its groups. */
-async function withTopic(
+function withTopic(
   partitions: number,
   fn: (topic: string, admin: Admin) => Promise<void>,
   configEntries: Array<{ name: string; value: string }> = [],
 ): Promise<void> {
-  const topic = uniqueName('t-kafka-it');
-  const admin = client().admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: partitions, replicationFactor: 1, configEntries }],
-      waitForLeaders: true,
-    });
-    await fn(topic, admin);
-  } finally {
-    await admin.deleteGroups([...groups]).catch(() => undefined);
-    groups.clear();
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await admin.disconnect();
-  }
+  return withKafkaTopic(
+    { brokers: connected(broker).brokers, prefix: 'kafka-it', partitions, configEntries, groups },
+    fn,
+  );
 }
 
 function signal(): AbortSignal {

@@ -5,14 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
-import type { Admin } from 'kafkajs';
 import { Bridge, MemoryDuplicateWindow } from '../../src/bridge/index.js';
-import { TextMessage, resolveConfig } from '../../src/spi/index.js';
+import { TextMessage } from '../../src/spi/index.js';
 import type { ConnectorContext, EngineLogger } from '../../src/spi/index.js';
-import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { KafkaSink } from '../../connectors/kafka/index.js';
 import type { KafkaConfig } from '../../connectors/kafka/index.js';
 import { connected, kafkaBroker } from '../helpers/brokers.js';
+import { kafkaClient, kafkaEndpoint, withKafkaTopic } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { FakeSource } from '../unit/bridge/fakes.js';
 import { FakeClock } from '../helpers/fake-clock.js';
@@ -24,21 +23,7 @@ const WAIT_MS = 20_000;
 const silent: EngineLogger = { error() {}, warn() {}, info() {}, debug() {} };
 
 function endpoint(topic: string, overrides: Record<string, unknown> = {}): KafkaConfig {
-  const { config, errors } = resolveConfig(
-    kafkaConfigSchema,
-    {
-      brokers: connected(broker).brokers,
-      topic,
-      sessionTimeout: 6000,
-      heartbeatInterval: 500,
-      rebalanceTimeout: 5000,
-      retries: 2,
-      ...overrides,
-    },
-    'test',
-  );
-  assert.deepEqual(errors, []);
-  return config!;
+  return kafkaEndpoint(connected(broker).brokers, topic, overrides);
 }
 
 /** An exactly-once bridge's sink context: the transactional id defaults from the bridge name. */
@@ -46,27 +31,8 @@ function exactlyOnce(bridge: string): ConnectorContext {
   return { name: bridge, logger: silent, qos: 'exactly-once' };
 }
 
-async function withTopic(
-  partitions: number,
-  fn: (topic: string, admin: Admin) => Promise<void>,
-): Promise<void> {
-  const topic = uniqueName('t-kafka-eo');
-  const admin = new Kafka({
-    clientId: uniqueName('kafka-eo'),
-    brokers: connected(broker).brokers,
-    logLevel: logLevel.NOTHING,
-  }).admin();
-  await admin.connect();
-  try {
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-      waitForLeaders: true,
-    });
-    await fn(topic, admin);
-  } finally {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-    await admin.disconnect();
-  }
+function withTopic(partitions: number, fn: (topic: string) => Promise<void>): Promise<void> {
+  return withKafkaTopic({ brokers: connected(broker).brokers, prefix: 'kafka-eo', partitions }, fn);
 }
 
 function text(body: string, id: string): TextMessage {
@@ -110,7 +76,7 @@ test(
       await plain.close();
 
       // A transaction that was aborted never reached read_committed readers: it does not count.
-      const raw = new Kafka({ brokers: connected(broker).brokers, logLevel: logLevel.NOTHING }).producer({
+      const raw = kafkaClient(connected(broker).brokers, 'kafka-eo').producer({
         transactionalId: `jms-gateway-${bridge}`,
         idempotent: true,
         maxInFlightRequests: 1,

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { Gateway, SecretMask } from '../../../src/gateway/index.js';
 import { createRootLogger } from '../../../src/gateway/root-logger.js';
 import { uniqueName } from '../../helpers/names.js';
-
-/** A loopback port nothing listens on: one the system just gave out and that was closed again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { closedPort } from '../../helpers/ports.js';
 
 async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

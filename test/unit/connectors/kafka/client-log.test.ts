@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { test } from 'node:test';
 import { createProducer, disconnectFully } from '../../../../connectors/kafka/client.js';
 import { kafkaClientLevel } from '../../../../connectors/kafka/client-log.js';
 import { type KafkaConfig, kafkaConfigSchema } from '../../../../connectors/kafka/spec.js';
 import { type EngineLogger, resolveConfig } from '../../../../src/spi/index.js';
+import { closedPort } from '../../../helpers/ports.js';
 
 type Line = { level: 'error' | 'warn' | 'info' | 'debug'; message: string };
 
@@ -12,14 +12,6 @@ function capturing(lines: Line[]): EngineLogger {
   const at = (level: Line['level']) => (_fields: Record<string, unknown>, message: string) =>
     void lines.push({ level, message });
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 test('kafka connector - the client retrying an unreachable broker logs its attempts at debug, not warn', async () => {

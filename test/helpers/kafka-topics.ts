@@ -1,0 +1,85 @@
+/**
+ * Kafka set-up shared by the tests that talk to a real broker: a quiet kafkajs client, an
+ * endpoint configuration with group timings short enough for tests, and a fresh topic per test
+ * that is deleted afterwards, so parallel runs against the shared broker never meet.
+ */
+import assert from 'node:assert/strict';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Admin } from 'kafkajs';
+import { resolveConfig } from '../../src/spi/index.js';
+import { kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import type { KafkaConfig } from '../../connectors/kafka/index.js';
+import { uniqueName } from './names.js';
+
+/** A kafkajs client with a unique client id starting with `prefix`, its own logging off. */
+export function kafkaClient(brokers: readonly string[], prefix: string): Kafka {
+  return new Kafka({ clientId: uniqueName(prefix), brokers: [...brokers], logLevel: logLevel.NOTHING });
+}
+
+/**
+ * A resolved Kafka endpoint for `topic` whose group timings (session, heartbeat, rebalance) and
+ * retries are short enough that a test waits seconds, not minutes; `overrides` win.
+ */
+export function kafkaEndpoint(
+  brokers: readonly string[],
+  topic: string,
+  overrides: Record<string, unknown> = {},
+): KafkaConfig {
+  const { config, errors } = resolveConfig(
+    kafkaConfigSchema,
+    {
+      brokers,
+      topic,
+      sessionTimeout: 6000,
+      heartbeatInterval: 500,
+      rebalanceTimeout: 5000,
+      retries: 2,
+      ...overrides,
+    },
+    'test',
+  );
+  assert.deepEqual(errors, []);
+  return config!;
+}
+
+/** Where and how `withKafkaTopic` makes its topic. */
+export interface KafkaTopicOptions {
+  readonly brokers: readonly string[];
+  /** The start of the topic's and the admin client's unique names. */
+  readonly prefix: string;
+  readonly partitions: number;
+  readonly configEntries?: Array<{ name: string; value: string }>;
+  /** Consumer groups the test made: deleted with the topic, and the set emptied. */
+  readonly groups?: Set<string>;
+}
+
+/** Runs `fn` with a fresh topic (leaders elected), deleted afterwards whatever `fn` did. */
+export async function withKafkaTopic(
+  options: KafkaTopicOptions,
+  fn: (topic: string, admin: Admin) => Promise<void>,
+): Promise<void> {
+  const topic = uniqueName(`t-${options.prefix}`);
+  const admin = kafkaClient(options.brokers, options.prefix).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({
+      topics: [
+        {
+          topic,
+          numPartitions: options.partitions,
+          replicationFactor: 1,
+          configEntries: options.configEntries ?? [],
+        },
+      ],
+      waitForLeaders: true,
+    });
+    await fn(topic, admin);
+  } finally {
+    if (options.groups) {
+      await admin.deleteGroups([...options.groups]).catch(() => undefined);
+      options.groups.clear();
+    }
+    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
