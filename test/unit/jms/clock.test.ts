@@ -165,7 +165,7 @@ test('clock - timers fire by due time, then arming order, whatever is cancelled 
   );
 });
 
-test('clock - receive(timeout) answered at once leaves no timer behind (SES-5)', async (t) => {
+test('clock - a waiting receive(timeout) answered by a send leaves no timer behind (SES-5)', async (t) => {
   const engine = testEngine();
   t.after(() => engine.close());
   const connection = engine.connect();
@@ -175,14 +175,44 @@ test('clock - receive(timeout) answered at once leaves no timer behind (SES-5)',
   const consumer = session.createConsumer(queue);
   const before = engine.engine.timers.size;
   for (let i = 0; i < 2_000; i++) {
+    const waiting = consumer.receive(30_000);
+    assert.equal(engine.engine.timers.size, before + 1, 'a waiting receive keeps its timer');
     await producer.send(new TextMessage(`m${i}`));
-    const message = (await consumer.receive(30_000)) as TextMessage | null;
-    assert.equal(message?.getText(), `m${i}`);
+    assert.equal(((await waiting) as TextMessage | null)?.getText(), `m${i}`);
   }
   assert.equal(engine.engine.timers.size, before, 'each answered receive took its timeout timer out');
   const waiting = consumer.receive(30_000);
-  assert.equal(engine.engine.timers.size, before + 1, 'a waiting receive keeps its timer');
   await engine.clock.advance(30_000);
   assert.equal(await waiting, null);
   assert.equal(engine.engine.timers.size, before);
+});
+
+test('clock - receive(timeout) answered by a message already there arms no timer (SES-5)', async (t) => {
+  const engine = testEngine();
+  t.after(() => engine.close());
+  const timers = engine.engine.timers;
+  let armed = 0;
+  const after = timers.after.bind(timers);
+  timers.after = (delayMs, callback) => {
+    armed++;
+    return after(delayMs, callback);
+  };
+  const connection = engine.connect();
+  const session = connection.createSession();
+  const queue = session.createQueue('receive-ready');
+  const producer = session.createProducer(queue);
+  const consumer = session.createConsumer(queue);
+  for (let i = 0; i < 100; i++) await producer.send(new TextMessage(`m${i}`));
+  for (let i = 0; i < 100; i++) {
+    const message = (await consumer.receive(30_000)) as TextMessage | null;
+    assert.equal(message?.getText(), `m${i}`);
+  }
+  assert.equal(armed, 0, 'a receive that need not wait reads no clock and arms no timer');
+  const waiting = consumer.receive(30_000);
+  assert.equal(armed, 1, 'a receive that waits arms its timeout');
+  await producer.send(new TextMessage('late'));
+  assert.equal(((await waiting) as TextMessage | null)?.getText(), 'late');
+  const timedOut = consumer.receive(1_000);
+  await engine.clock.advance(1_000);
+  assert.equal(await timedOut, null, 'the timeout still ends a receive that waited');
 });
