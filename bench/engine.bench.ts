@@ -7,10 +7,12 @@
  * Then `receive(30000)` against `receive()`: a receive with a timeout arms a timer and cancels it
  * when a message comes, so a loop of them must cost no more pass after pass than one without (a
  * cancelled timer left in the timer queue until due piled up a node per receive). Several passes
- * of a million receives each on kept consumers, for receives that find their message there and
- * for receives that wait for it; the target compares the last pass with a timeout to the last
- * pass without one, measured side by side in the same run: ≥ 80%.
+ * of a million receives each on kept consumers, each in a process of its own
+ * (bench/receive-child.ts), for receives that find their message there and for receives that
+ * wait for it; the target compares the last pass with a timeout to the last pass without one,
+ * measured side by side in the same run: ≥ 80%.
  */
+import { spawn } from 'node:child_process';
 import {
   ConnectionFactory,
   DeliveryMode,
@@ -19,7 +21,7 @@ import {
   type Message,
   TextMessage,
 } from '../src/index.js';
-import { best, measure, printJson, printTable, target } from './lib.js';
+import { best, printJson, printTable, siblingScript, target } from './lib.js';
 
 const MESSAGES = 200_000;
 const BATCH = 1_000;
@@ -105,77 +107,72 @@ const RECEIVE_PASSES = 4;
 const RECEIVES_PER_PASS = 1_000_000;
 const RECEIVE_TIMEOUT_MS = 30_000;
 
-/** Sends and receives in chunks, so the passes of two rigs can interleave chunk by chunk. */
+/** Sends and receives in chunks, so the passes of two consumers can interleave chunk by chunk. */
 const RECEIVE_CHUNK = 10_000;
 
-/**
- * A consumer kept for all passes, as in a gateway. `ready`: a batch is sent, then received (each
- * receive finds its message there). `waiting`: each receive is called first and answered by the
- * send after it, so a timeout is armed and cancelled per message.
- */
+/** A consumer in a process of its own (bench/receive-child.ts), kept from pass to pass. */
 interface ReceiveRig {
-  /** Sends and receives {@link RECEIVE_CHUNK} messages; returns the milliseconds taken. */
+  /** Sends and receives {@link RECEIVE_CHUNK} messages; resolves with the milliseconds taken. */
   chunk(): Promise<number>;
   close(): Promise<void>;
 }
 
-function receiveRig(timeoutMs: number, waiting: boolean): ReceiveRig {
-  const engine = new JmsEngine({ store: new MemoryStore() });
-  const connection = new ConnectionFactory(engine).createConnection();
-  connection.start();
-  const session = connection.createSession();
-  const queue = session.createQueue('bench-receive');
-  const producer = session.createProducer(queue);
-  producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
-  const consumer = session.createConsumer(queue);
-  const lost = (message: Message | null): void => {
-    if (message === null) throw new Error('message lost');
-  };
-  const ready = async (): Promise<void> => {
-    for (let sent = 0; sent < RECEIVE_CHUNK; sent += BATCH) {
-      for (let i = 0; i < BATCH; i++) await producer.send(new TextMessage('payload'));
-      for (let i = 0; i < BATCH; i++) lost(await consumer.receive(timeoutMs));
-    }
-  };
-  const waited = async (): Promise<void> => {
-    for (let i = 0; i < RECEIVE_CHUNK; i++) {
-      const next = consumer.receive(timeoutMs);
-      await producer.send(new TextMessage('payload'));
-      lost(await next);
-    }
-  };
+async function receiveRig(timeoutMs: number, waiting: boolean): Promise<ReceiveRig> {
+  const child = spawn(
+    process.execPath,
+    [...siblingScript(import.meta.url, 'receive-child'), String(timeoutMs), waiting ? 'waiting' : 'ready'],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  const next = () =>
+    new Promise<unknown>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`receive-child ended with code ${code}`));
+      child.once('exit', onExit);
+      child.once('message', (message) => {
+        child.off('exit', onExit);
+        resolve(message);
+      });
+    });
+  await next();
   return {
-    chunk: async () => (await measure('chunk', RECEIVE_CHUNK, waiting ? waited : ready)).ms,
-    async close() {
-      await connection.close();
-      await engine.close();
+    chunk: async () => {
+      const answer = next();
+      child.send(RECEIVE_CHUNK);
+      return (await answer) as number;
     },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.send('close');
+      }),
   };
 }
 
 /**
- * Passes of `receive()` and `receive(timeout)`, each kind on its own consumer (and engine) kept
- * from pass to pass. Within a pass the two alternate chunk by chunk, so the load of the shared
- * machine (single passes of the same work differ by 50% here) falls on both alike.
+ * Passes of `receive()` and `receive(timeout)`, each kind on its own consumer in its own process.
+ * Within a pass the two alternate chunk by chunk, so the load of the shared machine (single
+ * passes of the same work differ by 50% here) falls on both alike.
  */
 async function receivePasses(waiting: boolean): Promise<{ untimed: number[]; timed: number[] }> {
-  const untimedRig = receiveRig(0, waiting);
-  const timedRig = receiveRig(RECEIVE_TIMEOUT_MS, waiting);
+  const untimedRig = await receiveRig(0, waiting);
+  const timedRig = await receiveRig(RECEIVE_TIMEOUT_MS, waiting);
   const rate = (ms: number) => Math.round((RECEIVES_PER_PASS / ms) * 1000);
   const untimed: number[] = [];
   const timed: number[] = [];
-  for (let pass = 0; pass < RECEIVE_PASSES; pass++) {
-    let untimedMs = 0;
-    let timedMs = 0;
-    for (let done = 0; done < RECEIVES_PER_PASS; done += RECEIVE_CHUNK) {
-      untimedMs += await untimedRig.chunk();
-      timedMs += await timedRig.chunk();
+  try {
+    for (let pass = 0; pass < RECEIVE_PASSES; pass++) {
+      let untimedMs = 0;
+      let timedMs = 0;
+      for (let done = 0; done < RECEIVES_PER_PASS; done += RECEIVE_CHUNK) {
+        untimedMs += await untimedRig.chunk();
+        timedMs += await timedRig.chunk();
+      }
+      untimed.push(rate(untimedMs));
+      timed.push(rate(timedMs));
     }
-    untimed.push(rate(untimedMs));
-    timed.push(rate(timedMs));
+  } finally {
+    await untimedRig.close();
+    await timedRig.close();
   }
-  await untimedRig.close();
-  await timedRig.close();
   return { untimed, timed };
 }
 
