@@ -62,8 +62,10 @@ const DETACHED = -1;
  * cancels a timer per message, pile up a node per receive for the whole timeout (a million
  * receives with a 30 s timeout: a million dead nodes, and more than half the time in garbage
  * collection). Lazy deletion with a compaction once dead nodes are half the heap also bounds
- * the heap, but each compaction is a pass over all live timers (a million delayed messages) on
- * the path of some unlucky cancel, where the indexed heap costs one index write per move.
+ * the heap, but measured against this one (an arm and a cancel in a loop, compiled) it was slower
+ * in every case: 100-140 ns a pair against 30-60 with no other timers, 0.9-1.4 µs against
+ * 0.3-0.4 with 100,000 or 1,000,000 live ones; and the cancel that compacts a million live
+ * timers stalled for 180-280 ms, where the indexed heap pays one index write per move.
  */
 class TimerNode implements ScheduledTimer {
   declare readonly due: number;
