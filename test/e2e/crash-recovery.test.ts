@@ -175,36 +175,10 @@ test(
     const dir = await mkdtemp(join(tmpdir(), 'crash-recovery-'));
     await mkdir(join(dir, 'store'));
     await mkdir(join(dir, 'facts'));
-    const runs: string[][] = [];
     try {
-      for (let round = 1; round <= ROUNDS; round++) {
-        const run = startWorker(dir, 'load', round);
-        await run.ready;
-        const after = Math.round(MIN_RUN_MS + random() * (MAX_RUN_MS - MIN_RUN_MS));
-        await new Promise((resolve) => setTimeout(resolve, after));
-        run.child.kill('SIGKILL');
-        const { signal } = await run.exit;
-        assert.equal(signal, 'SIGKILL', `round ${round} should still be running when killed:\n${run.stderr}`);
-        runs.push(await factsOf(run));
-        t.diagnostic(`round ${round}: killed after ${after} ms, ${runs.at(-1)!.length} facts`);
-      }
-      const drain = startWorker(dir, 'drain', ROUNDS + 1);
-      let drainTimer: NodeJS.Timeout | undefined;
-      const exited = await Promise.race([
-        drain.exit,
-        new Promise<never>((_, reject) => {
-          drainTimer = setTimeout(
-            () => reject(new Error(`drain did not finish in ${DRAIN_TIMEOUT_MS} ms:\n${drain.stderr}`)),
-            DRAIN_TIMEOUT_MS,
-          );
-        }),
-      ]).finally(() => {
-        clearTimeout(drainTimer);
-        drain.child.kill('SIGKILL');
+      const runs = await killRounds(t, (mode, round) => startWorker(dir, mode, round), random, {
+        rounds: ROUNDS,
       });
-      assert.equal(exited.code, 0, `the drain run failed:\n${drain.stderr}`);
-      runs.push(await factsOf(drain));
-      assert.equal(runs.at(-1)!.at(-1), 'DRAINED 0 0', 'the drain leaves nothing behind');
 
       const result = analyse(runs);
       const summary =
@@ -238,20 +212,33 @@ const EXACTLY_ONCE_ROUNDS = 3;
 /** Starts one run of a worker killed by {@link killRounds}. */
 type StartRun = (mode: 'load' | 'drain', round: number) => Run;
 
+/** How {@link killRounds} runs a worker: how often it kills it, when, and how long the drain may take. */
+interface KillPlan {
+  /** Runs killed before the drain. Default EXACTLY_ONCE_ROUNDS. */
+  rounds?: number;
+  /** Each run lasts a seeded time in this range before its kill, ms. */
+  runMs?: { min: number; max: number };
+  /** Runs after the last kill, before the drain starts. */
+  beforeDrain?: () => Promise<void>;
+  /** Default DRAIN_TIMEOUT_MS. */
+  drainTimeoutMs?: number;
+}
+
 /**
- * Runs `ROUNDS` seeded kills of a bridge worker and a drain (after `beforeDrain`, if given, and
- * within `drainTimeoutMs`); returns every run's fact lines.
+ * Runs seeded kills of a worker and then a drain run, which must end by itself leaving nothing
+ * behind; returns every run's fact lines.
  */
 async function killRounds(
   t: { diagnostic(message: string): void },
   start: StartRun,
   random: () => number,
-  runMs: { min: number; max: number } = { min: MIN_RUN_MS, max: MAX_RUN_MS },
-  beforeDrain?: () => Promise<void>,
-  drainTimeoutMs = DRAIN_TIMEOUT_MS,
+  plan: KillPlan = {},
 ): Promise<string[][]> {
+  const rounds = plan.rounds ?? EXACTLY_ONCE_ROUNDS;
+  const runMs = plan.runMs ?? { min: MIN_RUN_MS, max: MAX_RUN_MS };
+  const drainTimeoutMs = plan.drainTimeoutMs ?? DRAIN_TIMEOUT_MS;
   const runs: string[][] = [];
-  for (let round = 1; round <= EXACTLY_ONCE_ROUNDS; round++) {
+  for (let round = 1; round <= rounds; round++) {
     const run = start('load', round);
     await run.ready;
     const after = Math.round(runMs.min + random() * (runMs.max - runMs.min));
@@ -262,8 +249,8 @@ async function killRounds(
     runs.push(await factsOf(run));
     t.diagnostic(`round ${round}: killed after ${after} ms, ${runs.at(-1)!.length} facts`);
   }
-  await beforeDrain?.();
-  const drain = start('drain', EXACTLY_ONCE_ROUNDS + 1);
+  await plan.beforeDrain?.();
+  const drain = start('drain', rounds + 1);
   let drainTimer: NodeJS.Timeout | undefined;
   const exited = await Promise.race([
     drain.exit,
@@ -365,9 +352,7 @@ test(
         t,
         (mode, round) => startBridgeWorker(dir, { brokers, topic }, mode, round),
         prng(seed),
-        { min: 2_000, max: 4_000 },
-        undefined,
-        KAFKA_DRAIN_TIMEOUT_MS,
+        { runMs: { min: 2_000, max: 4_000 }, drainTimeoutMs: KAFKA_DRAIN_TIMEOUT_MS },
       );
       assertExactlyOnce(t, seed, compare(runs, await readCommittedKeys(brokers, topic)));
     } finally {
@@ -481,12 +466,14 @@ test(
         t,
         (mode, round) => startRabbitWorker(dir, route, mode, round),
         prng(seed),
-        { min: 2_000, max: 5_000 },
-        async () => {
-          sent = await publisher.stop();
+        {
+          runMs: { min: 2_000, max: 5_000 },
+          beforeDrain: async () => {
+            sent = await publisher.stop();
+          },
+          // Two bridges' backlog, the second one transaction per message, after the wait above.
+          drainTimeoutMs: KAFKA_DRAIN_TIMEOUT_MS + DRAIN_TIMEOUT_MS,
         },
-        // Two bridges' backlog, the second one transaction per message, after the wait above.
-        KAFKA_DRAIN_TIMEOUT_MS + DRAIN_TIMEOUT_MS,
       ).finally(() => publisher.stop());
       const atTarget = await readCommittedKeys(brokers, topic);
       const result = compare([...runs, sent], atTarget);
