@@ -107,6 +107,7 @@ export class KafkaSink implements Sink {
     });
     try {
       await untilAborted(producer.connect(), signal);
+      if (this.#transactionalId !== undefined) await untilAborted(fenceEarlierProducer(producer), signal);
     } catch (error) {
       await disconnectFully(producer);
       if (signal.aborted) throw signal.reason;
@@ -251,4 +252,17 @@ export class KafkaSink implements Sink {
     this.#producer = undefined;
     void disconnectFully(producer);
   }
+}
+
+/**
+ * Registers the transactional id with the broker now rather than at the first send: kafkajs does
+ * it lazily, at its first transaction. Registering fences a producer of the same id that is gone
+ * (a killed gateway) and completes or aborts the transaction it left, retried until the broker
+ * has done so; only then does the tail of the topic show everything that producer committed,
+ * which is what an exactly-once bridge reads back after connect (`forwardedIds`). An empty
+ * transaction sends nothing: kafkajs ends one without partitions without asking the broker.
+ */
+async function fenceEarlierProducer(producer: Producer): Promise<void> {
+  const transaction = await producer.transaction();
+  await transaction.abort();
 }
