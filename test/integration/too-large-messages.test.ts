@@ -420,6 +420,7 @@ async function withOwnMosquitto(
   ]);
   try {
     if (missing) {
+      // skip reason: these cases need a private broker with its own max_packet_size, never the shared one; without the mosquitto binary there is none to start
       t.skip('no mosquitto binary to run a broker with max_packet_size; install mosquitto');
       return;
     }
