@@ -10,6 +10,56 @@
 export type BridgeStatus =
   'stopped' | 'connecting' | 'connected' | 'reconnecting' | 'paused' | 'retrying' | 'failed';
 
+/**
+ * Why a bridge is `failed`. `misconfigured`: an endpoint's configuration is wrong (a queue that
+ * does not exist, bad credentials); fix it and restart the bridge. `unit-stalled`: an ordering
+ * unit holds a message that reached its retry limit and could not be parked (no error
+ * destination with `onLimit: stall`, or the error destination refuses it too); fix the target and
+ * call resume(). `runtime-error`: the bridge's reader hit a bug; restart the bridge.
+ */
+export type FailedReason = 'misconfigured' | 'unit-stalled' | 'runtime-error';
+
+/**
+ * Why a bridge is `retrying`. `retry-delay`: a message failed and waits for its retry delay.
+ * `back-off`: the target asked the bridge to back off (a throttled or full destination).
+ * `error-destination-unavailable`: a message waits to be moved to an error destination that cannot take it now.
+ */
+export type RetryingReason = 'retry-delay' | 'back-off' | 'error-destination-unavailable';
+
+/** Why a bridge is `reconnecting`: a connection (source, target or error destination) was lost. */
+export type ReconnectingReason = 'connection-lost';
+
+/** The reason that goes with a status, for the states that have one. */
+export type StatusReason = FailedReason | RetryingReason | ReconnectingReason;
+
+/** A bridge's status with its reason: what `/bridges`, metrics, the CLI and `/ready` show. */
+export type BridgeStatusReport =
+  | {
+      readonly state: 'stopped' | 'connecting' | 'connected' | 'paused';
+      /** When the bridge entered this state, clock ms. */
+      readonly since: number;
+    }
+  | {
+      readonly state: 'failed';
+      readonly reason: FailedReason;
+      /** What happened, in words (the error, the message's retry limit). */
+      readonly detail: string;
+      readonly since: number;
+    }
+  | {
+      readonly state: 'retrying';
+      readonly reason: RetryingReason;
+      readonly detail: string;
+      readonly since: number;
+    }
+  | {
+      readonly state: 'reconnecting';
+      readonly reason: ReconnectingReason;
+      /** Which side was lost, and the error. */
+      readonly detail: string;
+      readonly since: number;
+    };
+
 /** Counts since the bridge was created. */
 export interface BridgeCounters {
   /** Deliveries read from the source. */
@@ -54,8 +104,10 @@ export interface StatusChange {
   readonly bridge: string;
   readonly status: BridgeStatus;
   readonly previous: BridgeStatus;
-  /** Why, when the runtime knows (the error that caused a reconnect or a failure). */
+  /** Why, when the runtime knows (the error that caused a reconnect or a failure): the report's detail. */
   readonly reason?: string;
+  /** The new status with its reason. */
+  readonly report: BridgeStatusReport;
 }
 
 /** Receives status changes; must not throw. */

@@ -17,14 +17,18 @@ import type { Message } from '../jms/message/message.js';
 import { type MessageSelector, parseSelector } from '../jms/selector/index.js';
 import type { Delivery, Outcome } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError, isPoison } from '../spi/errors.js';
+import { AckBatcher } from './ack-batcher.js';
 import { reconnectDelayMs, retryDelayMs } from './backoff.js';
 import { type BridgeConfig, type ResolvedBridgeConfig, resolveBridgeConfig } from './bridge-config.js';
-import type { BridgeCounters, BridgeStatus, StatusListener } from './bridge-status.js';
+import type { BridgeCounters, BridgeStatus, BridgeStatusReport, StatusListener } from './bridge-status.js';
+import { type Item, itemOf } from './delivery-item.js';
 import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.js';
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
+import { type Side, StatusTracker } from './status-tracker.js';
 import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-window.js';
+import { type Unit, UnitScheduler } from './unit-scheduler.js';
 import { wait } from './wait.js';
 
 /** What a bridge is given besides its configuration. */
@@ -36,52 +40,6 @@ export interface BridgeOptions {
   readonly random?: () => number;
   /** Exactly-once only: the duplicate window. Default: an in-memory window of 100,000 ids. */
   readonly duplicateWindow?: DuplicateWindow;
-}
-
-type Side = 'source' | 'sink' | 'errorDestination';
-type Lifecycle = 'stopped' | 'connecting' | 'running' | 'stopping';
-
-/** A delivery inside the runtime. */
-interface Item {
-  readonly delivery: Delivery;
-  readonly message: Message;
-  /** JMSMessageID as read, the duplicate-window key. */
-  readonly id: string | null;
-  /** The source connection it was read on: a lost connection abandons what it had not settled. */
-  readonly epoch: number;
-  /** JMSXDeliveryCount as the runtime keeps it: the attempt under way. */
-  deliveryCount: number;
-  /** Failed attempts that count toward the retry limit (since the last `resume()`). */
-  failures: number;
-  /** BackOffError retries (not counted). */
-  backoffs: number;
-  /** Sends made so far. */
-  sends: number;
-  /** Sends in a row that ended in a lost sink connection. */
-  lostSends: number;
-  /**
-   * A send of it ended in a lost sink connection: it may be what makes the target drop the
-   * connection, so its next sends go alone and a loss then counts toward its retry limit.
-   */
-  suspect: boolean;
-  /** At-most-once: acknowledged at the source before sending. */
-  settledAtSource: boolean;
-  /** Exactly-once: the duplicate window was consulted. */
-  checked: boolean;
-  /**
-   * An earlier send may have reached the target: the source delivered it again (it was read
-   * before a restart or a lost connection), or a send of it ended with the connection lost.
-   */
-  maybeSent: boolean;
-}
-
-/** An ordering unit: its messages go one at a time, in order. */
-interface Unit {
-  readonly key: string;
-  readonly items: Item[];
-  /** idle: nothing to do; ready: queued for a slot; active: sending; waiting: for a timer or a reconnect; stalled: for resume(). */
-  state: 'idle' | 'ready' | 'active' | 'waiting' | 'stalled';
-  timer: unknown;
 }
 
 /** A bridge: start, pause, resume and stop it at run time; read its status and counters. */
@@ -105,13 +63,9 @@ export class Bridge {
   /** JMS_ErrorOrigin of what this bridge parks: its internal source, where a replay can send it back. */
   readonly #origin: string;
 
-  #lifecycle: Lifecycle = 'stopped';
-  #paused = false;
-  /** Set when an endpoint's configuration is wrong: nothing more is attempted until stop/start. */
-  #fatal: string | undefined;
-  readonly #down = new Set<Side>();
-  #status: BridgeStatus = 'stopped';
-  readonly #listeners = new Set<StatusListener>();
+  readonly #status: StatusTracker;
+  readonly #scheduler: UnitScheduler;
+  readonly #acks: AckBatcher<Item>;
   readonly #counts = {
     in: 0,
     out: 0,
@@ -127,30 +81,6 @@ export class Bridge {
   #lastError: { message: string; at: number } | undefined;
   #inFlight = 0;
   readonly #lastWarned = new Map<Side, string>();
-
-  readonly #units = new Map<string, Unit>();
-  #ready: Unit[] = [];
-  #active = 0;
-  readonly #steps = new Set<Promise<void>>();
-  #nextUnordered = 0;
-  readonly #retrying = new Set<Unit>();
-  readonly #stalled = new Set<Unit>();
-  /** The unit sending a suspect message alone: no other unit starts until it is done. */
-  #probing: Unit | undefined;
-  /** Exactly-once: the unit holding a message id, so a redelivered copy queues behind the original. */
-  readonly #unitOfId = new Map<string, Unit>();
-  /** The unit that hit `maxInFlightPerUnit` with the last read: reading waits until it drains. */
-  #fullUnit: Unit | undefined;
-
-  /** Acknowledgements waiting for the next flush. */
-  #acks: Item[] = [];
-  #ackTimer: unknown;
-  /** The flush whose settles are under way, if any. */
-  #flushing: Promise<void> | undefined;
-  /** The flush that starts when the current one ends, taking every acknowledgement queued by then. */
-  #nextFlush: Promise<void> | undefined;
-  /** Errors in the error destination's retry loop (status `retrying`). */
-  #errorRetries = 0;
 
   #epoch = 0;
   #readAbort: AbortController | undefined;
@@ -183,12 +113,45 @@ export class Bridge {
         ? (options.duplicateWindow ?? new MemoryDuplicateWindow())
         : undefined;
     this.#stagedTarget = stagedTargetOf(this.#window, this.#config.sink);
+    this.#status = new StatusTracker({ bridge: this.name, clock: this.#clock, logger: this.#logger });
+    const resolved = this.#config;
+    this.#scheduler = new UnitScheduler({
+      clock: this.#clock,
+      concurrency: resolved.concurrency,
+      maxInFlightPerUnit: resolved.maxInFlightPerUnit,
+      tracksIds: this.#window !== undefined,
+      status: this.#status,
+      unitKeyOf: (item) =>
+        orderingUnitOf(resolved.ordering, resolved.orderingProperty, item.delivery, item.message),
+      mayStart: () => !this.#life.signal.aborted && !this.#status.fatal,
+      attempt: (unit) => this.#attempt(unit),
+      attemptThrew: (error) => {
+        this.#noteError(error);
+        this.#logger.error({ bridge: this.name, err: describe(error) }, 'bridge runtime error');
+      },
+      stepEnded: () => this.#wake(),
+    });
+    this.#acks = new AckBatcher<Item>({
+      clock: this.#clock,
+      batchSize: resolved.batchSize,
+      batchIntervalMs: resolved.batchIntervalMs,
+      immediate: () => this.#status.paused || this.#status.lifecycle !== 'running',
+      acknowledge: async (item) => {
+        await this.#settle(item, { kind: 'ack' });
+        this.#release();
+      },
+    });
   }
 
   // --- visible state ---
 
   get status(): BridgeStatus {
-    return this.#status;
+    return this.#status.status;
+  }
+
+  /** The status with its reason (why it failed, what it retries, which side was lost) and since when. */
+  get statusReport(): BridgeStatusReport {
+    return this.#status.report;
   }
 
   /** A snapshot of the counters. */
@@ -213,8 +176,7 @@ export class Bridge {
 
   /** Calls `listener` on every status change; returns the function that removes it. */
   onStatusChange(listener: StatusListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#status.onChange(listener);
   }
 
   // --- lifecycle (BRG-7) ---
@@ -225,15 +187,13 @@ export class Bridge {
    * when `stop()` ends the attempt, or when an endpoint's configuration is wrong (status `failed`).
    */
   start(): Promise<void> {
-    if (this.#lifecycle === 'stopping')
+    const lifecycle = this.#status.lifecycle;
+    if (lifecycle === 'stopping')
       return Promise.reject(new IllegalStateError(`bridge '${this.name}' is stopping`));
-    if (this.#lifecycle !== 'stopped') return this.#starting ?? Promise.resolve();
-    this.#lifecycle = 'connecting';
-    this.#paused = false;
-    this.#fatal = undefined;
+    if (lifecycle !== 'stopped') return this.#starting ?? Promise.resolve();
     this.#life = lifeSignal();
     this.#epoch++;
-    this.#updateStatus();
+    this.#status.starting();
     if (this.#config.qos === 'exactly-once' && this.#window instanceof MemoryDuplicateWindow)
       this.#logger.info(
         { bridge: this.name },
@@ -246,12 +206,11 @@ export class Bridge {
   /** Stops reading the source; messages already read are still sent and settled. */
   async pause(): Promise<void> {
     this.#checkStarted('pause');
-    if (this.#paused) return;
-    this.#paused = true;
+    if (this.#status.paused) return;
     this.#logger.info({ bridge: this.name }, 'bridge paused');
-    this.#updateStatus();
+    this.#status.pausedReading();
     await this.#stopReading();
-    await this.#flushAcks();
+    await this.#acks.flush();
   }
 
   /** Reads again after `pause()`; also gives stalled units (limit reached, no error destination) a new round of retries. */
@@ -261,18 +220,12 @@ export class Bridge {
     } catch (error) {
       return Promise.reject(error);
     }
-    for (const unit of [...this.#stalled]) {
-      this.#stalled.delete(unit);
-      const head = unit.items[0];
-      if (head) head.failures = 0;
-      this.#makeReady(unit);
-    }
-    if (this.#paused) {
-      this.#paused = false;
+    if (this.#status.paused) {
       this.#logger.info({ bridge: this.name }, 'bridge resumed');
-      if (this.#lifecycle === 'running' && this.#fatal === undefined) this.#startReading();
+      this.#status.resumedReading();
+      if (this.#status.lifecycle === 'running' && !this.#status.fatal) this.#startReading();
     }
-    this.#updateStatus();
+    this.#scheduler.resumeStalled();
     return Promise.resolve();
   }
 
@@ -282,12 +235,13 @@ export class Bridge {
    * read is lost, except at-most-once messages still unsent at the deadline (counted in `dropped`).
    */
   stop(): Promise<void> {
-    if (this.#lifecycle === 'stopped') return Promise.resolve();
+    if (this.#status.lifecycle === 'stopped') return Promise.resolve();
     return (this.#stopping ??= this.#stop().finally(() => (this.#stopping = undefined)));
   }
 
   #checkStarted(what: string): void {
-    if (this.#lifecycle === 'stopped' || this.#lifecycle === 'stopping')
+    const lifecycle = this.#status.lifecycle;
+    if (lifecycle === 'stopped' || lifecycle === 'stopping')
       throw new IllegalStateError(`cannot ${what} bridge '${this.name}': it is not running`);
   }
 
@@ -298,29 +252,27 @@ export class Bridge {
       'source',
     ];
     for (const side of sides) if (!(await this.#connect(side, signal, false))) return;
-    if (this.#lifecycle !== 'connecting') return;
-    this.#lifecycle = 'running';
+    if (this.#status.lifecycle !== 'connecting') return;
     this.#logger.info(
       { bridge: this.name, qos: this.#config.qos, ordering: this.#config.ordering },
       'bridge started',
     );
-    if (!this.#paused) this.#startReading();
-    this.#updateStatus();
+    this.#status.running();
+    if (!this.#status.paused) this.#startReading();
   }
 
   async #stop(): Promise<void> {
-    const wasConnecting = this.#lifecycle === 'connecting';
-    this.#lifecycle = 'stopping';
+    const wasConnecting = this.#status.lifecycle === 'connecting';
+    this.#status.stopping();
     this.#logger.info({ bridge: this.name, inFlight: this.#inFlight }, 'bridge stopping');
     if (wasConnecting) this.#life.abort();
     await this.#stopReading();
     await this.#starting;
-    if (!this.#life.signal.aborted && this.#fatal === undefined)
-      await this.#drain(this.#config.stopTimeoutMs);
+    if (!this.#life.signal.aborted && !this.#status.fatal) await this.#drain(this.#config.stopTimeoutMs);
     this.#life.abort();
-    for (const unit of this.#units.values()) this.#clearTimer(unit);
-    await Promise.all([...this.#steps]);
-    await this.#flushAcks();
+    this.#scheduler.cancelTimers();
+    await this.#scheduler.stepsEnded();
+    await this.#acks.flush();
     await this.#giveBack();
     await Promise.all([...this.#reconnecting.values()]);
     await Promise.all([
@@ -328,19 +280,14 @@ export class Bridge {
       closeQuietly(this.#config.sink),
       closeQuietly(this.#config.errorDestination),
     ]);
-    this.#lifecycle = 'stopped';
-    this.#paused = false;
-    this.#down.clear();
-    this.#retrying.clear();
-    this.#stalled.clear();
     this.#lastWarned.clear();
-    this.#updateStatus();
+    this.#status.stopped();
     this.#logger.info({ bridge: this.name }, 'bridge stopped');
   }
 
   /** Waits until every in-flight message finished (stalled ones aside), or `timeoutMs`. */
   async #drain(timeoutMs: number): Promise<void> {
-    void this.#flushAcks();
+    void this.#acks.flush();
     const deadline = new AbortController();
     const timer = this.#clock.setTimer(() => deadline.abort(), timeoutMs);
     while (!this.#drained() && !deadline.signal.aborted) await this.#nextWake(deadline.signal);
@@ -348,31 +295,22 @@ export class Bridge {
   }
 
   #drained(): boolean {
-    let stalled = 0;
-    for (const unit of this.#stalled) stalled += unit.items.length;
-    return this.#inFlight === stalled;
+    return this.#inFlight === this.#scheduler.stalledItems;
   }
 
   /** After stop's deadline: everything unsent goes back to the source; at-most-once ones are lost. */
   async #giveBack(): Promise<void> {
-    const units = [...this.#units.values()];
-    this.#units.clear();
-    this.#ready = [];
-    this.#unitOfId.clear();
-    this.#fullUnit = undefined;
-    for (const unit of units) {
-      for (const item of unit.items.splice(0)) {
-        if (item.settledAtSource) {
-          this.#counts.dropped++;
-          this.#logger.error(
-            { bridge: this.name, messageId: item.id },
-            'at-most-once message lost: acknowledged at the source and not sent before the stop deadline',
-          );
-        } else {
-          await this.#settle(item, { kind: 'retry' });
-        }
-        this.#release();
+    for (const item of this.#scheduler.takeAll()) {
+      if (item.settledAtSource) {
+        this.#counts.dropped++;
+        this.#logger.error(
+          { bridge: this.name, messageId: item.id },
+          'at-most-once message lost: acknowledged at the source and not sent before the stop deadline',
+        );
+      } else {
+        await this.#settle(item, { kind: 'retry' });
       }
+      this.#release();
     }
   }
 
@@ -395,7 +333,7 @@ export class Bridge {
         if (signal.aborted) return false;
         this.#noteError(error);
         if (error instanceof EndpointConfigurationError) {
-          this.#failFatal(side, error);
+          this.#failMisconfigured(side, error);
           return false;
         }
         this.#warnOnChange(side, error, `bridge cannot connect its ${side}; retrying with backoff`);
@@ -433,20 +371,18 @@ export class Bridge {
   }
 
   async #reconnectLoop(side: Side, cause: unknown): Promise<void> {
-    this.#down.add(side);
     this.#noteError(cause);
     this.#warnOnChange(side, cause, `bridge lost its ${side} connection; reconnecting`);
-    this.#updateStatus(describe(cause));
+    this.#status.connectionLost(side, describe(cause));
     // Acknowledge what is done while the old connection may still take it.
-    if (side === 'source') await this.#flushAcks();
+    if (side === 'source') await this.#acks.flush();
     await closeQuietly(this.#endpoint(side));
     const connected = await this.#connect(side, this.#life.signal, true);
-    this.#down.delete(side);
     if (connected) {
       this.#counts.reconnects++;
       this.#logger.info({ bridge: this.name, side }, 'bridge reconnected');
     }
-    this.#updateStatus();
+    this.#status.connectionEnded(side);
   }
 
   #endpoint(side: Side): { connect(signal: AbortSignal): Promise<void>; close(): Promise<void> } {
@@ -455,14 +391,15 @@ export class Bridge {
     return this.#config.errorDestination!;
   }
 
-  #failFatal(side: Side, error: Error): void {
-    this.#fatal = describe(error);
+  /** An endpoint's configuration is wrong: nothing more is attempted until stop/start (status `failed`, `misconfigured`). */
+  #failMisconfigured(side: Side, error: Error): void {
+    const detail = describe(error);
     this.#logger.error(
-      { bridge: this.name, side, err: this.#fatal },
+      { bridge: this.name, side, err: detail },
       'bridge failed: an endpoint is misconfigured; fix it and restart the bridge',
     );
     this.#readAbort?.abort();
-    this.#updateStatus(this.#fatal);
+    this.#status.failed('misconfigured', detail);
     this.#wake();
   }
 
@@ -475,9 +412,9 @@ export class Bridge {
       this.#readLoop(abort.signal).catch((error: unknown) => {
         // A bug, not a broker problem: stop reading and say so; what was read is kept.
         this.#noteError(error);
-        this.#fatal = describe(error);
-        this.#logger.error({ bridge: this.name, err: this.#fatal }, 'bridge reader failed');
-        this.#updateStatus(this.#fatal);
+        const detail = describe(error);
+        this.#logger.error({ bridge: this.name, err: detail }, 'bridge reader failed');
+        this.#status.failed('runtime-error', detail);
       }),
     );
   }
@@ -490,7 +427,7 @@ export class Bridge {
   }
 
   async #readLoop(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted && this.#fatal === undefined) {
+    while (!signal.aborted && !this.#status.fatal) {
       const reconnecting = this.#reconnecting.get('source');
       if (reconnecting) {
         // Pause and stop need not wait for a reconnect: it goes on without the reader.
@@ -505,7 +442,7 @@ export class Bridge {
         if (signal.aborted) return;
         if (error instanceof EndpointConfigurationError) {
           this.#noteError(error);
-          this.#failFatal('source', error);
+          this.#failMisconfigured('source', error);
           return;
         }
         this.#sourceLost(error);
@@ -519,11 +456,10 @@ export class Bridge {
   async #capacity(signal: AbortSignal): Promise<boolean> {
     for (;;) {
       if (signal.aborted) return false;
-      if (this.#fullUnit && this.#fullUnit.items.length < this.#config.maxInFlightPerUnit)
-        this.#fullUnit = undefined;
-      if (this.#inFlight < this.#config.maxInFlight && !this.#fullUnit) return true;
+      const full = this.#scheduler.full;
+      if (this.#inFlight < this.#config.maxInFlight && !full) return true;
       // Batched acknowledgements would otherwise hold slots until their interval ends.
-      if (this.#acks.length > 0) void this.#flushAcks();
+      if (this.#acks.pending) void this.#acks.flush();
       await this.#nextWake(signal);
     }
   }
@@ -531,32 +467,21 @@ export class Bridge {
   /** The source connection dropped: what it had not settled comes back after the reconnect. */
   #sourceLost(error: unknown): void {
     this.#epoch++;
-    this.#abandonUnsettled();
+    // What the lost connection had delivered and the runtime had not yet sent or settled.
+    this.#scheduler.abandon(
+      (item) => item.settledAtSource || item.epoch === this.#epoch,
+      () => this.#release(),
+    );
     void this.#reconnect('source', error);
   }
 
   async #accept(delivery: Delivery): Promise<void> {
-    const message = delivery.message;
     this.#counts.in++;
     this.#inFlight++;
-    const item: Item = {
-      delivery,
-      message,
-      id: message.getJMSMessageID(),
-      epoch: this.#epoch,
-      deliveryCount: Math.max(1, message.deliveryCount),
-      failures: 0,
-      backoffs: 0,
-      sends: 0,
-      lostSends: 0,
-      suspect: false,
-      settledAtSource: false,
-      checked: false,
-      maybeSent: message.getJMSRedelivered() || message.deliveryCount > 1,
-    };
-    if (this.#selector && !this.#selector.matches(message)) {
+    const item = itemOf(delivery, this.#epoch);
+    if (this.#selector && !this.#selector.matches(item.message)) {
       this.#counts.filtered++;
-      this.#queueAck(item);
+      this.#acks.queue(item);
       return;
     }
     if (this.#config.qos === 'at-most-once') {
@@ -567,131 +492,11 @@ export class Bridge {
       }
       item.settledAtSource = true;
     }
-    const unit = this.#unitFor(item);
-    unit.items.push(item);
-    if (this.#window && item.id !== null) this.#unitOfId.set(item.id, unit);
     if (this.#window && item.id === null) this.#warnNoId();
-    if (unit.items.length >= this.#config.maxInFlightPerUnit) this.#fullUnit = unit;
-    if (unit.state === 'idle') this.#makeReady(unit);
+    this.#scheduler.enqueue(item);
   }
 
-  #unitFor(item: Item): Unit {
-    const holder = item.id === null ? undefined : this.#unitOfId.get(item.id);
-    if (holder && this.#units.get(holder.key) === holder) return holder;
-    const key =
-      orderingUnitOf(this.#config.ordering, this.#config.orderingProperty, item.delivery, item.message) ??
-      `unordered:${++this.#nextUnordered}`;
-    let unit = this.#units.get(key);
-    if (!unit) {
-      unit = { key, items: [], state: 'idle', timer: undefined };
-      this.#units.set(key, unit);
-    }
-    return unit;
-  }
-
-  /** Drops what the lost source connection had delivered and the runtime had not yet sent or settled. */
-  #abandonUnsettled(): void {
-    for (const unit of [...this.#units.values()]) {
-      const busy = unit.state === 'active';
-      const kept = unit.items.filter(
-        (item, index) => (busy && index === 0) || item.settledAtSource || item.epoch === this.#epoch,
-      );
-      if (kept.length === unit.items.length) continue;
-      const headChanged = kept[0] !== unit.items[0];
-      for (const item of unit.items) {
-        if (kept.includes(item)) continue;
-        this.#forgetId(item, unit);
-        this.#release();
-      }
-      unit.items.splice(0, unit.items.length, ...kept);
-      if (!busy && headChanged) this.#restartUnit(unit);
-    }
-  }
-
-  /** A waiting or stalled unit lost its head message: start over with the next one, if any. */
-  #restartUnit(unit: Unit): void {
-    this.#clearTimer(unit);
-    this.#stalled.delete(unit);
-    if (unit.items.length === 0) {
-      unit.state = 'idle';
-      this.#units.delete(unit.key);
-    } else if (unit.state !== 'ready') {
-      this.#makeReady(unit);
-    }
-    this.#updateStatus();
-  }
-
-  // --- ordering units ---
-
-  #makeReady(unit: Unit): void {
-    unit.state = 'ready';
-    this.#ready.push(unit);
-    this.#pump();
-  }
-
-  #pump(): void {
-    while (
-      this.#active < this.#config.concurrency &&
-      !this.#life.signal.aborted &&
-      this.#fatal === undefined &&
-      this.#probing === undefined
-    ) {
-      const unit = this.#takeReady();
-      if (!unit) return;
-      unit.state = 'active';
-      this.#active++;
-      const step = this.#step(unit);
-      this.#steps.add(step);
-      void step.finally(() => this.#steps.delete(step));
-    }
-  }
-
-  /**
-   * The next ready unit, in turn. A unit whose head message is a suspect (its send ended in a
-   * lost connection) waits at the front until nothing else is being sent, and then goes alone,
-   * so that a connection lost during its send can only be its doing (see `#connectionLost`).
-   */
-  #takeReady(): Unit | undefined {
-    for (;;) {
-      const unit = this.#ready[0];
-      if (!unit) return undefined;
-      if (unit.state !== 'ready') {
-        this.#ready.shift();
-        continue;
-      }
-      if (unit.items[0]?.suspect) {
-        if (this.#active > 0) return undefined;
-        this.#probing = unit;
-      }
-      this.#ready.shift();
-      return unit;
-    }
-  }
-
-  async #step(unit: Unit): Promise<void> {
-    try {
-      await this.#attempt(unit);
-    } catch (error) {
-      // A bug, not a broker problem: keep the message, say so loudly.
-      this.#noteError(error);
-      this.#logger.error({ bridge: this.name, err: describe(error) }, 'bridge runtime error');
-      unit.state = 'stalled';
-      this.#stalled.add(unit);
-    } finally {
-      this.#active--;
-      if (this.#probing === unit) this.#probing = undefined;
-      if (unit.state === 'active') {
-        if (unit.items.length > 0) this.#makeReady(unit);
-        else {
-          unit.state = 'idle';
-          if (this.#units.get(unit.key) === unit) this.#units.delete(unit.key);
-        }
-      }
-      this.#pump();
-      this.#updateStatus();
-      this.#wake();
-    }
-  }
+  // --- sending ---
 
   /** Sends the unit's head message once and handles the outcome. */
   async #attempt(unit: Unit): Promise<void> {
@@ -702,17 +507,15 @@ export class Bridge {
       if (await this.#window.has(item.id)) {
         this.#counts.duplicates++;
         this.#logger.debug({ bridge: this.name, messageId: item.id }, 'duplicate dropped (exactly-once)');
-        unit.items.shift();
-        this.#forgetId(item, unit);
-        this.#queueAck(item);
+        this.#scheduler.removeHead(unit, item);
+        this.#acks.queue(item);
         return;
       }
     }
     const reconnecting = this.#reconnecting.get('sink');
     if (reconnecting) {
       // A send now would only find the connection down; it goes once the sink is back.
-      unit.state = 'waiting';
-      void reconnecting.then(() => this.#wakeUnit(unit));
+      this.#scheduler.waitFor(unit, reconnecting);
       return;
     }
     const outgoing = item.message.copy();
@@ -737,10 +540,10 @@ export class Bridge {
       return;
     }
     if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
-    unit.items.shift();
+    this.#scheduler.removeHead(unit, item);
     this.#counts.out++;
     if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
-    await this.#delivered(item, unit, staged !== undefined);
+    await this.#delivered(item, staged !== undefined);
   }
 
   /**
@@ -780,8 +583,8 @@ export class Bridge {
     }
     item.lostSends = 0;
     if (error instanceof EndpointConfigurationError) {
-      unit.state = 'waiting';
-      this.#failFatal('sink', error);
+      this.#scheduler.hold(unit);
+      this.#failMisconfigured('sink', error);
       return;
     }
     this.#warnOnChange('sink', error, 'bridge cannot send; retrying');
@@ -791,9 +594,10 @@ export class Bridge {
     }
     if (error instanceof BackOffError) {
       item.backoffs++;
-      this.#retryLater(
+      this.#scheduler.retryLater(
         unit,
         error.delayMs ?? retryDelayMs(this.#config.retry.delay, item.backoffs, this.#random),
+        'back-off',
       );
       return;
     }
@@ -803,21 +607,20 @@ export class Bridge {
   /**
    * The sink's connection was lost with this message's send in flight. A broker that goes away
    * takes whatever is being sent with it, so a first loss only makes the message a suspect: it
-   * is sent again after the reconnect, alone (`#takeReady`), and that attempt is not counted.
+   * is sent again after the reconnect, alone, and that attempt is not counted.
    * A loss during such a lone send is the message's doing as far as anyone can tell (a record
    * over the broker's request size, which Kafka answers by closing the connection): it counts
    * toward the retry limit like a failed send, with the retry delay, so one message can never
    * hold its unit for ever. Sends that find the sink already down are not attempts: they wait
-   * for the reconnect (`#attempt`).
+   * for the reconnect (`#attempt`). Going alone is the scheduler's (UnitScheduler `#takeReady`).
    */
   async #connectionLost(unit: Unit, item: Item, error: NotConnectedError): Promise<void> {
     const reconnected = this.#reconnect('sink', error);
     item.lostSends++;
-    const alone = item.suspect && this.#probing === unit;
+    const alone = item.suspect && this.#scheduler.isProbing(unit);
     item.suspect = true;
     if (!alone) {
-      unit.state = 'waiting';
-      void reconnected.then(() => this.#wakeUnit(unit));
+      this.#scheduler.waitFor(unit, reconnected);
       return;
     }
     const each =
@@ -843,29 +646,11 @@ export class Bridge {
     }
     this.#counts.retried++;
     item.deliveryCount++;
-    this.#retryLater(unit, retryDelayMs(this.#config.retry.delay, item.failures, this.#random));
-  }
-
-  /** The head message waits `delayMs` before its next attempt; later messages of the unit wait behind it (ORD-3). */
-  #retryLater(unit: Unit, delayMs: number): void {
-    unit.state = 'waiting';
-    this.#retrying.add(unit);
-    unit.timer = this.#clock.setTimer(() => {
-      unit.timer = undefined;
-      this.#retrying.delete(unit);
-      this.#wakeUnit(unit);
-      this.#updateStatus();
-    }, delayMs);
-  }
-
-  #wakeUnit(unit: Unit): void {
-    if (unit.state === 'waiting' && this.#units.get(unit.key) === unit) this.#makeReady(unit);
-  }
-
-  #clearTimer(unit: Unit): void {
-    if (unit.timer !== undefined) this.#clock.clearTimer(unit.timer);
-    unit.timer = undefined;
-    this.#retrying.delete(unit);
+    this.#scheduler.retryLater(
+      unit,
+      retryDelayMs(this.#config.retry.delay, item.failures, this.#random),
+      'retry-delay',
+    );
   }
 
   /** Limit reached or poison (BRG-4, DLV-3, DLV-9): error destination, else drop if configured, else stall. */
@@ -905,19 +690,16 @@ export class Bridge {
       );
       return;
     }
-    unit.items.shift();
-    this.#forgetId(item, unit);
+    this.#scheduler.removeHead(unit, item);
     if (!item.settledAtSource) await this.#settle(item, { kind: 'reject', reason: new Error(reason) });
     this.#release();
   }
 
-  /** The unit keeps its head message and waits for `resume()` (status `failed`). */
+  /** The unit keeps its head message and waits for `resume()` (status `failed`, `unit-stalled`). */
   #stall(unit: Unit, fields: Record<string, unknown>, reason: string, message: string): void {
-    unit.state = 'stalled';
-    this.#stalled.add(unit);
     this.#noteError(new Error(reason));
     this.#logger.error(fields, message);
-    this.#updateStatus(reason);
+    this.#scheduler.stall(unit, reason);
   }
 
   /**
@@ -946,11 +728,9 @@ export class Bridge {
           error,
           'bridge cannot move a message to its error destination; retrying',
         );
-        this.#errorRetries++;
-        this.#updateStatus();
+        this.#status.errorDestinationRetrying();
         const waited = await wait(this.#clock, reconnectDelayMs(this.#config.reconnect, attempt), signal);
-        this.#errorRetries--;
-        this.#updateStatus();
+        this.#status.errorDestinationRetried();
         if (!waited) return 'stopped';
       }
     }
@@ -959,8 +739,7 @@ export class Bridge {
   // --- settling ---
 
   /** The target confirmed: record the id (exactly-once) unless it went with the message, then acknowledge the source. */
-  async #delivered(item: Item, unit: Unit, recorded: boolean): Promise<void> {
-    this.#forgetId(item, unit);
+  async #delivered(item: Item, recorded: boolean): Promise<void> {
     if (this.#window && item.id !== null && !recorded) {
       try {
         await this.#window.add(item.id, this.#clock.now());
@@ -973,60 +752,7 @@ export class Bridge {
       }
     }
     if (item.settledAtSource) this.#release();
-    else this.#queueAck(item);
-  }
-
-  /** Acknowledges in batches of `batchSize`, at the latest after `batchIntervalMs`. */
-  #queueAck(item: Item): void {
-    this.#acks.push(item);
-    const immediate =
-      this.#acks.length >= this.#config.batchSize ||
-      this.#config.batchIntervalMs === 0 ||
-      this.#paused ||
-      this.#lifecycle !== 'running';
-    if (immediate) void this.#flushAcks();
-    else
-      this.#ackTimer ??= this.#clock.setTimer(() => {
-        this.#ackTimer = undefined;
-        void this.#flushAcks();
-      }, this.#config.batchIntervalMs);
-  }
-
-  /**
-   * Settles the queued acknowledgements; resolves once they (and those of any flush under way)
-   * are settled. One flush runs at a time: acknowledgements queued meanwhile wait for it to end
-   * and then go together. A source that pays a broker round trip per flush (a Kafka offset commit)
-   * then pays it once per round trip, not once per message, however often capacity asks for a
-   * flush; one whose settles are cheap (an AMQP basic.ack) loses nothing by waiting.
-   */
-  #flushAcks(): Promise<void> {
-    if (this.#ackTimer !== undefined) this.#clock.clearTimer(this.#ackTimer);
-    this.#ackTimer = undefined;
-    const running = this.#flushing;
-    if (running === undefined) return this.#startFlush();
-    if (this.#acks.length === 0) return this.#nextFlush ?? running;
-    return (this.#nextFlush ??= running.then(() => {
-      this.#nextFlush = undefined;
-      return this.#startFlush();
-    }));
-  }
-
-  #startFlush(): Promise<void> {
-    const batch = this.#acks;
-    if (batch.length === 0) return Promise.resolve();
-    this.#acks = [];
-    // Started together, in order, then awaited: a source can share one broker round trip among a
-    // batch (one Kafka offset commit).
-    const flushing = Promise.all(
-      batch.map(async (item) => {
-        await this.#settle(item, { kind: 'ack' });
-        this.#release();
-      }),
-    ).then(() => {
-      if (this.#flushing === flushing) this.#flushing = undefined;
-    });
-    this.#flushing = flushing;
-    return flushing;
+    else this.#acks.queue(item);
   }
 
   /** Settles at the source; false when the source could not be told (it will deliver the message again). */
@@ -1051,12 +777,7 @@ export class Bridge {
     this.#wake();
   }
 
-  #forgetId(item: Item, unit: Unit): void {
-    if (item.id === null || this.#unitOfId.get(item.id) !== unit) return;
-    if (!unit.items.some((other) => other !== item && other.id === item.id)) this.#unitOfId.delete(item.id);
-  }
-
-  // --- waking, status, logs ---
+  // --- waking, logs ---
 
   /** Resolves at the next state change that may free capacity or finish a drain. */
   #nextWake(signal: AbortSignal): Promise<void> {
@@ -1072,33 +793,6 @@ export class Bridge {
 
   #wake(): void {
     for (const waker of this.#wakers.splice(0)) waker();
-  }
-
-  #computeStatus(): BridgeStatus {
-    if (this.#lifecycle === 'stopped') return 'stopped';
-    if (this.#fatal !== undefined) return 'failed';
-    if (this.#lifecycle === 'connecting') return 'connecting';
-    if (this.#down.size > 0) return 'reconnecting';
-    if (this.#stalled.size > 0) return 'failed';
-    if (this.#paused) return 'paused';
-    if (this.#retrying.size > 0 || this.#errorRetries > 0) return 'retrying';
-    return 'connected';
-  }
-
-  #updateStatus(reason?: string): void {
-    const status = this.#computeStatus();
-    if (status === this.#status) return;
-    const previous = this.#status;
-    this.#status = status;
-    this.#logger.debug({ bridge: this.name, status, previous }, 'bridge status');
-    const change = { bridge: this.name, status, previous, ...(reason === undefined ? {} : { reason }) };
-    for (const listener of this.#listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.#logger.warn({ bridge: this.name, err: describe(error) }, 'bridge status listener threw');
-      }
-    }
   }
 
   #noteError(error: unknown): void {

@@ -9,7 +9,17 @@ export {
   BRIDGE_DEFAULTS,
   resolveBridgeConfig,
 } from './bridge-config.js';
-export type { BridgeStatus, BridgeCounters, StatusChange, StatusListener } from './bridge-status.js';
+export type {
+  BridgeStatus,
+  BridgeStatusReport,
+  StatusReason,
+  FailedReason,
+  RetryingReason,
+  ReconnectingReason,
+  BridgeCounters,
+  StatusChange,
+  StatusListener,
+} from './bridge-status.js';
 export { type RetryDelay, type ReconnectPolicy, retryDelayMs, reconnectDelayMs } from './backoff.js';
 export {
   type DuplicateWindow,
