@@ -151,5 +151,16 @@ export function renderMetrics(engine: JmsEngine, bridges: readonly BridgeView[])
       1,
     );
   }
+  for (const bridge of bridges) {
+    const reason = bridge.statusReport?.reason;
+    if (reason === undefined) continue;
+    out.metric(
+      'bridge_status_reason',
+      'gauge',
+      'Why the bridge has its status (failed: misconfigured or unit-stalled, retrying: retry-delay or back-off, ...) as labels; the value is 1.',
+      { bridge: bridge.name, status: bridge.status, reason },
+      1,
+    );
+  }
   return out.toString();
 }

@@ -4,7 +4,12 @@
 export interface FailedBridge {
   readonly bridge: string;
   readonly status: 'failed';
-  /** Why it failed (credentials masked). */
+  /**
+   * What kind of failure: `misconfigured` (fix the endpoint, restart the bridge), `unit-stalled`
+   * (fix the target, resume the bridge) or `runtime-error` (restart the bridge).
+   */
+  readonly statusReason: 'misconfigured' | 'unit-stalled' | 'runtime-error';
+  /** Why it failed, in words (credentials masked). */
   readonly reason: string;
   /** When it failed, ISO 8601. */
   readonly since: string;

@@ -3,7 +3,7 @@
  * `GET /bridges` and `POST /bridges/{name}/pause|resume|restart` of its admin API.
  */
 import type { Command } from 'commander';
-import type { BridgeView } from '../admin/bridge-control.js';
+import { type BridgeView, statusWithReason } from '../admin/bridge-control.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 import { type CliIo, OperationError } from './cli-io.js';
 import type { CommandRunner } from './command-runner.js';
@@ -16,7 +16,10 @@ const ACTIONS = {
   restart: { done: 'restarted', what: 'drain, disconnect and connect again (after fixing a broker, say)' },
 } as const;
 
-/** The bridges as a table: name, status and the counters an operator looks at first. */
+/**
+ * The bridges as a table: name, status and the counters an operator looks at first; then, for a
+ * status with a reason, the reason and what happened, and the last error.
+ */
 export function bridgeTable(bridges: readonly BridgeView[]): string[] {
   const header = `${'bridge'.padEnd(24)} ${'status'.padEnd(12)} ${'in'.padStart(6)} ${'out'.padStart(9)} ${'retried'.padStart(9)} ${'dead-lettered'.padStart(14)}`;
   return [
@@ -24,7 +27,12 @@ export function bridgeTable(bridges: readonly BridgeView[]): string[] {
     ...bridges.map((b) => {
       const c = b.counters;
       const row = `${b.name.padEnd(24)} ${b.status.padEnd(12)} ${String(c.in ?? 0).padStart(6)} ${String(c.out ?? 0).padStart(9)} ${String(c.retried ?? 0).padStart(9)} ${String(c.deadLettered ?? 0).padStart(14)}`;
-      return b.lastError ? `${row}  last error: ${b.lastError}` : row;
+      const report = b.statusReport;
+      const why =
+        report?.reason === undefined
+          ? ''
+          : `  ${b.status}: ${report.reason}${report.detail === undefined ? '' : ` (${report.detail})`}`;
+      return b.lastError ? `${row}${why}  last error: ${b.lastError}` : `${row}${why}`;
     }),
   ];
 }
@@ -47,7 +55,7 @@ Examples:
     bridge
       .command('list')
       .description('every bridge with its status and counters')
-      .option('--json', 'print the bridges as JSON: [{name, status, counters, lastError?}]'),
+      .option('--json', 'print the bridges as JSON: [{name, status, statusReport, counters, lastError?}]'),
   )
     .addHelpText(
       'after',
@@ -69,7 +77,10 @@ Examples:
         .command(action)
         .description(`${action} one bridge: ${what}`)
         .argument('<name>', 'the bridge, as named in the configuration')
-        .option('--json', 'print the bridge afterwards as JSON: {name, status, counters, lastError?}'),
+        .option(
+          '--json',
+          'print the bridge afterwards as JSON: {name, status, statusReport, counters, lastError?}',
+        ),
     )
       .addHelpText('after', `\nExamples:\n  $ jms-gateway bridge ${action} orders-to-kafka`)
       .action(
@@ -86,7 +97,7 @@ Examples:
             throw error;
           }
           if (options.json) io.stdout(`${JSON.stringify(view, null, 2)}\n`);
-          else io.stdout(`${done} bridge '${name}': ${view.status}\n`);
+          else io.stdout(`${done} bridge '${name}': ${statusWithReason(view)}\n`);
           return 0;
         }),
       );

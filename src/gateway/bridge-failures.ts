@@ -1,48 +1,21 @@
 /**
- * When and why each bridge failed, for `/ready`: a bridge knows that it is failed, the gateway
- * keeps since when (its clock) and the reason the runtime gave at the change.
+ * When and why each bridge failed, for `/ready`: the bridge's status report says it (its
+ * status unit keeps since when, by the gateway's clock, and why).
  */
-import type { Bridge } from '../bridge/index.js';
-import type { Clock } from '../jms/clock.js';
+import type { Bridge, FailedReason } from '../bridge/index.js';
 
-/** A failure: since when (clock ms) and why. */
+/** A failure: since when (clock ms), what kind and what happened. */
 export interface BridgeFailure {
   readonly since: number;
+  /** `misconfigured`, `unit-stalled` or `runtime-error` (docs/bridges.md, "Status"). */
+  readonly kind: FailedReason;
+  /** What happened, in words: the error, or the message a stalled unit holds and why. */
   readonly reason: string;
 }
 
-/** Watches bridges' status changes and remembers the current failure of each. */
-export class BridgeFailures {
-  readonly #clock: Clock;
-  readonly #failures = new WeakMap<Bridge, BridgeFailure>();
-  readonly #watched = new WeakSet<Bridge>();
-
-  constructor(clock: Clock) {
-    this.#clock = clock;
-  }
-
-  /** Starts watching `bridge` (once however often it is called: a restart starts it again). */
-  watch(bridge: Bridge): void {
-    if (this.#watched.has(bridge)) return;
-    this.#watched.add(bridge);
-    bridge.onStatusChange(({ status, previous, reason }) => {
-      if (status !== 'failed') this.#failures.delete(bridge);
-      else if (previous !== 'failed')
-        this.#failures.set(bridge, {
-          since: this.#clock.now(),
-          reason: reason ?? bridge.counters.lastError?.message ?? 'no reason given',
-        });
-    });
-  }
-
-  /** The failure of `bridge` while its status is failed. */
-  of(bridge: Bridge): BridgeFailure | undefined {
-    if (bridge.status !== 'failed') return undefined;
-    return (
-      this.#failures.get(bridge) ?? {
-        since: this.#clock.now(),
-        reason: bridge.counters.lastError?.message ?? 'no reason given',
-      }
-    );
-  }
+/** The failure of `bridge` while its status is failed. */
+export function failureOf(bridge: Bridge): BridgeFailure | undefined {
+  const report = bridge.statusReport;
+  if (report.state !== 'failed') return undefined;
+  return { since: report.since, kind: report.reason, reason: report.detail };
 }

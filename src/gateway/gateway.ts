@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { type AdminServer, startAdminServer } from '../admin/server.js';
-import type { BridgeControl, BridgeView } from '../admin/bridge-control.js';
+import { type BridgeControl, type BridgeView, statusView } from '../admin/bridge-control.js';
 import type { FailedBridge, ReadinessReport } from '../admin/readiness.js';
 import type { ReloadResult } from '../admin/routes.js';
 import {
@@ -36,7 +36,7 @@ import { setXPathLimitListener, setXPathLimits } from '../jms/selector/xpath/xpa
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
-import { BridgeFailures } from './bridge-failures.js';
+import { failureOf } from './bridge-failures.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
@@ -117,7 +117,6 @@ export class Gateway {
   readonly #bridges: Map<string, BridgeEntry>;
   readonly #starts = new Set<Promise<void>>();
   /** Since when and why each failed bridge failed, for `/ready`. */
-  readonly #failures: BridgeFailures;
   #admin: AdminServer | undefined;
   #stopping: Promise<{ clean: boolean }> | undefined;
   #reloading: Promise<ReloadResult> | undefined;
@@ -141,7 +140,6 @@ export class Gateway {
     this.#logger = services.logger.child({ component: 'gateway' });
     this.#mask = services.mask;
     this.#clock = services.clock;
-    this.#failures = new BridgeFailures(services.clock);
     this.#loadConfig = services.loadConfig;
     this.connectionFactory = new ConnectionFactory(engine, config.connectionFactory);
   }
@@ -406,11 +404,12 @@ export class Gateway {
     if (this.#stopping) return { ready: false, reason: 'the gateway is stopping', failed: [] };
     const failed: FailedBridge[] = [];
     for (const { spec, bridge } of this.#bridges.values()) {
-      const failure = this.#failures.of(bridge);
+      const failure = failureOf(bridge);
       if (failure === undefined) continue;
       failed.push({
         bridge: bridge.name,
         status: 'failed',
+        statusReason: failure.kind,
         reason: this.#mask.mask(failure.reason),
         since: new Date(failure.since).toISOString(),
         readiness: spec.readiness,
@@ -500,7 +499,6 @@ export class Gateway {
   #start(bridge: Bridge): void {
     // Stop has collected the bridges to stop: one started now would be left running.
     if (this.#stopping) return;
-    this.#failures.watch(bridge);
     const starting = bridge
       .start()
       .catch((error: unknown) =>
@@ -516,6 +514,7 @@ function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeV
   return {
     name: bridge.name,
     status: bridge.status,
+    statusReport: statusView(bridge.statusReport, (text) => mask.mask(text)),
     counters,
     lastError: lastError === undefined ? undefined : mask.mask(lastError.message),
     source: mask.mask(describeEndpoint(spec.source)),

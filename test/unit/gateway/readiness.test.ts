@@ -71,6 +71,7 @@ test('health - /ready answers 503 naming each failed bridge, its reason and sinc
     {
       bridge: 'broken',
       status: 'failed',
+      statusReason: 'misconfigured',
       reason: body.failed[0]!.reason,
       since: new Date(clock.now()).toISOString(),
       readiness: 'required',
