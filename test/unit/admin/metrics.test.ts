@@ -64,3 +64,25 @@ test('metrics - pending messages and bytes by cause for each destination, a samp
   assert.match(metrics, /# TYPE jms_gateway_destination_bytes_pending_by_cause gauge/);
   await t.close();
 });
+
+test('metrics - a bridge status with a reason is a bridge_status_reason sample beside bridge_status', (context) => {
+  const t = testEngine();
+  context.after(() => t.close());
+  const since = '2026-01-01T00:00:00.000Z';
+  const metrics = renderMetrics(t.engine, [
+    {
+      name: 'stalled',
+      status: 'failed',
+      statusReport: { state: 'failed', reason: 'unit-stalled', detail: 'retry limit 3 reached', since },
+      counters: {},
+    },
+    { name: 'fine', status: 'connected', statusReport: { state: 'connected', since }, counters: {} },
+  ]);
+  assert.match(metrics, /^jms_gateway_bridge_status\{bridge="stalled",status="failed"\} 1$/m);
+  assert.match(metrics, /# TYPE jms_gateway_bridge_status_reason gauge/);
+  assert.match(
+    metrics,
+    /^jms_gateway_bridge_status_reason\{bridge="stalled",status="failed",reason="unit-stalled"\} 1$/m,
+  );
+  assert.doesNotMatch(metrics, /bridge_status_reason\{bridge="fine"/, 'no reason, no sample');
+});

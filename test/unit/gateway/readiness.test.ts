@@ -102,3 +102,22 @@ test('health - /ready is 200 again once the failed bridge runs', async (t) => {
   await until(async () => (await get(`${admin}/ready`)).status === 200, '/ready 200');
   assert.deepEqual((await get(`${admin}/ready`)).body, { ready: true, failed: [] });
 });
+
+test('health - /bridges gives each bridge its status report: the failed one misconfigured, with detail and since when', async (t) => {
+  const { gateway, admin, clock } = await gatewayWithFailedBridge('required');
+  t.after(() => gateway.stop(5_000));
+  const bridges = (await get(`${admin}/bridges`)).body as {
+    name: string;
+    status: string;
+    statusReport: { state: string; reason?: string; detail?: string; since: string };
+  }[];
+  const broken = bridges.find((b) => b.name === 'broken')!;
+  assert.equal(broken.status, 'failed');
+  assert.equal(broken.statusReport.state, 'failed');
+  assert.equal(broken.statusReport.reason, 'misconfigured');
+  assert.match(broken.statusReport.detail!, /queue:\/\/gone/);
+  assert.equal(broken.statusReport.since, new Date(clock.now()).toISOString());
+  const healthy = bridges.find((b) => b.name === 'healthy')!;
+  assert.equal(healthy.statusReport.state, 'connected');
+  assert.equal(healthy.statusReport.reason, undefined);
+});
