@@ -8,6 +8,11 @@
  * message waits for its retry delay at the head of its unit, so no later message of that unit
  * overtakes it (ORD-3), while up to `concurrency` other units go on. Timers come from the
  * injected clock, so tests never sleep.
+ *
+ * This file connects, reads, sends and settles; three units do the rest, each behind a context
+ * naming only what it needs of the bridge: the status (`status-tracker.ts`: every fact the status
+ * comes from, and its reason), the ordering units and their slots (`unit-scheduler.ts`), and
+ * acknowledgement batching (`ack-batcher.ts`).
  */
 import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../jms/clock.js';
@@ -63,8 +68,11 @@ export class Bridge {
   /** JMS_ErrorOrigin of what this bridge parks: its internal source, where a replay can send it back. */
   readonly #origin: string;
 
+  /** The status and the facts it comes from: lifecycle, paused, failed, lost sides, waiting and stalled units. */
   readonly #status: StatusTracker;
+  /** The ordering units: which message goes next, and how many units send at once. */
   readonly #scheduler: UnitScheduler;
+  /** Acknowledgements at the source, in batches. */
   readonly #acks: AckBatcher<Item>;
   readonly #counts = {
     in: 0,
@@ -612,7 +620,7 @@ export class Bridge {
    * over the broker's request size, which Kafka answers by closing the connection): it counts
    * toward the retry limit like a failed send, with the retry delay, so one message can never
    * hold its unit for ever. Sends that find the sink already down are not attempts: they wait
-   * for the reconnect (`#attempt`). Going alone is the scheduler's (UnitScheduler `#takeReady`).
+   * for the reconnect (`#attempt`). The scheduler is what lets a suspect go alone.
    */
   async #connectionLost(unit: Unit, item: Item, error: NotConnectedError): Promise<void> {
     const reconnected = this.#reconnect('sink', error);
