@@ -10,6 +10,7 @@ import type { BridgeControl } from './bridge-control.js';
 import type { DestinationOperations } from './destination-operations.js';
 import { parseDestinationRequest } from './destination-request.js';
 import { HttpError, expectObject } from './http-util.js';
+import { selectorRoute } from './selector-route.js';
 
 /** What a handler sees of a request. */
 export interface RouteContext {
@@ -287,6 +288,7 @@ export function adminRoutes(services: AdminServices): Route[] {
         return { body: view, audit: { bridge: params.name, bridgeStatus: view?.status } };
       },
     })),
+    selectorRoute,
     {
       method: 'POST',
       path: '/reload',
