@@ -95,7 +95,8 @@ export function showDestination(main: HTMLElement, kind: string, name: string): 
     );
   };
 
-  const browse = async () => {
+  /** Browses the current page; `keepNotice` keeps what an action just said (done, or why it failed). */
+  const browse = async (keepNotice = false) => {
     detail.replaceChildren();
     const query = new URLSearchParams({ limit: String((page + 1) * PAGE_SIZE + 1) });
     if (selector()) query.set('selector', selector()!);
@@ -104,7 +105,7 @@ export function showDestination(main: HTMLElement, kind: string, name: string): 
       more = all.length > (page + 1) * PAGE_SIZE;
       messages = all.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
       await loadStats();
-      notify('');
+      if (!keepNotice) notify('');
     } catch (error) {
       messages = [];
       more = false;
@@ -123,7 +124,7 @@ export function showDestination(main: HTMLElement, kind: string, name: string): 
     } catch (error) {
       notify(`Could not delete message ${id}: ${(error as Error).message}`);
     }
-    await browse();
+    await browse(true);
   };
 
   const renderList = () => {
@@ -213,7 +214,7 @@ export function showDestination(main: HTMLElement, kind: string, name: string): 
       );
     }
     page = 0;
-    await browse();
+    await browse(true);
   };
 
   const browseForm = h(
