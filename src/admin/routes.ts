@@ -82,6 +82,8 @@ export interface AdminServices {
   bridges: BridgeControl;
   /** Re-reads the configuration and applies it; the gateway supplies it. */
   reload?: () => Promise<ReloadResult>;
+  /** What a reload would do now, without doing it (`reloaded` is false); the gateway supplies it. */
+  previewReload?: () => Promise<ReloadResult>;
 }
 
 /** Largest body of a request that holds settings rather than a message (64 KiB: far more than any needs). */
@@ -289,6 +291,18 @@ export function adminRoutes(services: AdminServices): Route[] {
       },
     })),
     selectorRoute,
+    {
+      method: 'GET',
+      path: '/reload',
+      summary:
+        'What a reload would do now, without doing it: the bridges it would add, remove and restart, or the problems of the file (422).',
+      async handle() {
+        if (!services.previewReload)
+          throw new HttpError(501, 'this gateway was started without a configuration file to reload');
+        const result = await services.previewReload();
+        return { status: result.errors.length === 0 ? 200 : 422, body: result };
+      },
+    },
     {
       method: 'POST',
       path: '/reload',

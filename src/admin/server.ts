@@ -35,6 +35,7 @@ export interface AdminServerOptions {
   token?: string | undefined;
   bridges?: BridgeControl;
   reload?: AdminServices['reload'];
+  previewReload?: AdminServices['previewReload'];
   /**
    * Whether the gateway is ready to serve (`/ready`: 200, else 503), with the failed bridges that
    * keep it from it. Default: always.
@@ -66,6 +67,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const bridges = options.bridges ?? noBridges;
   const services: AdminServices = { engine: options.engine, operations, bridges };
   if (options.reload) services.reload = options.reload;
+  if (options.previewReload) services.previewReload = options.previewReload;
   const routes = adminRoutes(services);
   const matchers = routes.map((route) => ({ route, pattern: compile(route.path) }));
   const ready = options.ready ?? (() => true);

@@ -154,12 +154,19 @@ test(
           // Take the route out by a reload from the console, so replayed orders stay to be seen.
           await writeFile(space.path('gateway.yaml'), WITHOUT_DELIVER);
           await page.getByRole('link', { name: 'Reload' }).click();
-          await page.getByRole('button', { name: 'Reload…' }).click();
-          assert.match(await confirm(page), /apply it now/);
+          await page.getByRole('button', { name: 'Show what would change' }).click();
           const reloadResult = page.locator('#reload-result');
+          await reloadResult.getByText('A reload would do this:').waitFor();
+          assert.match(
+            await reloadResult.innerText(),
+            /Bridges to remove \(drained, then stopped\)\s+deliver/,
+          );
+          assert.equal((await call<unknown[]>('GET', '/bridges')).length, 3, 'the preview changed nothing');
+          await screenshot(page, 'reload');
+          await page.getByRole('button', { name: 'Apply…' }).click();
+          assert.match(await confirm(page), /apply it now/);
           await reloadResult.getByText('The configuration was reloaded.').waitFor();
           assert.match(await reloadResult.innerText(), /Bridges removed\s+deliver/);
-          await screenshot(page, 'reload');
 
           // Browse the error destination, look at one order.
           await page.getByRole('link', { name: 'Overview' }).click();
