@@ -83,3 +83,35 @@ test('admin console - POST /selector checks, and explains against a message as t
   assert.equal((await ask({ selector: 7 })).status, 400);
   assert.equal((await ask({ selector: 'a = 1', message: { type: 'nope' } })).status, 400);
 });
+
+test('admin console - GET /reload previews a reload: 200 with the plan, 422 with the problems, 501 without a file', async (t) => {
+  const engine = testEngine();
+  const plan = {
+    reloaded: false,
+    added: ['new'],
+    removed: [],
+    restarted: [],
+    unchanged: ['old'],
+    created: [],
+    changes: {},
+    warnings: [],
+    errors: [] as string[],
+  };
+  const withFile = await startAdminServer({
+    engine: engine.engine,
+    port: 0,
+    previewReload: () => Promise.resolve(plan),
+  });
+  const withoutFile = await startAdminServer({ engine: engine.engine, port: 0 });
+  t.after(async () => {
+    await withFile.close();
+    await withoutFile.close();
+    await engine.close();
+  });
+  const ok = await fetch(`${withFile.url}/reload`);
+  assert.equal(ok.status, 200);
+  assert.deepEqual(await ok.json(), plan);
+  plan.errors = ['gateway.yaml:3:5: bridges[0].source: expected an object'];
+  assert.equal((await fetch(`${withFile.url}/reload`)).status, 422);
+  assert.equal((await fetch(`${withoutFile.url}/reload`)).status, 501);
+});
