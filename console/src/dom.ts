@@ -49,9 +49,14 @@ export function table(
 }
 
 /** Shows a message for the whole page (an error, or what an action did). */
-export function notify(text: string, kind: 'error' | 'info' = 'error'): void {
+export function notify(text: string, kind: 'error' | 'info' | 'unreachable' = 'error'): void {
   const notice = document.getElementById('notice')!;
-  fill(notice, text ? h('p', { class: kind }, text) : null);
+  fill(notice, text ? h('p', { class: kind === 'unreachable' ? 'error unreachable' : kind }, text) : null);
+}
+
+/** Clears the notice that the gateway did not answer, once it answers again. */
+export function reachable(): void {
+  document.querySelector('#notice .unreachable')?.remove();
 }
 
 /** Asks for a confirmation in a modal dialog (Esc or Cancel: no); resolves true on OK. */

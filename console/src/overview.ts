@@ -3,8 +3,8 @@
  * every bridge with its status (and why, when it failed), counters, lag and a chart of its rate.
  * A non-empty error destination stands out: those are messages waiting for an operator.
  */
-import { api, segment } from './api.js';
-import { confirmAction, h, notify, table } from './dom.js';
+import { ApiError, api, segment } from './api.js';
+import { confirmAction, h, notify, reachable, table } from './dom.js';
 import { RateHistory, rateChart } from './rate-history.js';
 import type { BridgeView, DestinationStatistics, EngineStatistics, PendingByCause } from './types.js';
 
@@ -157,6 +157,7 @@ export function showOverview(main: HTMLElement, signal: AbortSignal): void {
     try {
       const state = await poll();
       if (signal.aborted) return;
+      reachable();
       const sorted = [...state.destinations].sort(
         (a, b) =>
           Number(isErrorDestination(b.destination) && b.messagesCurrent > 0) -
@@ -194,7 +195,11 @@ export function showOverview(main: HTMLElement, signal: AbortSignal): void {
             ),
       );
     } catch (error) {
-      if (!signal.aborted) notify((error as Error).message);
+      if (!signal.aborted)
+        notify(
+          (error as Error).message,
+          error instanceof ApiError && error.status === 0 ? 'unreachable' : 'error',
+        );
     }
   };
   void refresh();

@@ -123,9 +123,13 @@ test(
             'no cookie: the token is sent as a header',
           );
 
-          // Traffic through `moving`, and parked orders.
+          // Traffic through `moving` after the first poll: its chart shows the rate.
           for (let i = 0; i < 20; i++)
             await call('POST', '/destinations/queue/in/messages', { type: 'text', body: `m-${i}` });
+          await page
+            .locator('table.bridges tr', { hasText: 'moving' })
+            .locator('svg.chart:not([aria-label$="peak 0.0/s"])')
+            .waitFor();
           await call('POST', '/destinations/queue/full/messages', { type: 'text', body: 'blocker' });
           for (const order of ORDERS) await call('POST', '/destinations/queue/orders/messages', order);
           await eventually(async () => {
