@@ -10,6 +10,7 @@ import type { BridgeControl } from './bridge-control.js';
 import type { DestinationOperations } from './destination-operations.js';
 import { parseDestinationRequest } from './destination-request.js';
 import { HttpError, expectObject } from './http-util.js';
+import { selectorRoute } from './selector-route.js';
 
 /** What a handler sees of a request. */
 export interface RouteContext {
@@ -81,6 +82,8 @@ export interface AdminServices {
   bridges: BridgeControl;
   /** Re-reads the configuration and applies it; the gateway supplies it. */
   reload?: () => Promise<ReloadResult>;
+  /** What a reload would do now, without doing it (`reloaded` is false); the gateway supplies it. */
+  previewReload?: () => Promise<ReloadResult>;
 }
 
 /** Largest body of a request that holds settings rather than a message (64 KiB: far more than any needs). */
@@ -287,6 +290,19 @@ export function adminRoutes(services: AdminServices): Route[] {
         return { body: view, audit: { bridge: params.name, bridgeStatus: view?.status } };
       },
     })),
+    selectorRoute,
+    {
+      method: 'GET',
+      path: '/reload',
+      summary:
+        'What a reload would do now, without doing it: the bridges it would add, remove and restart, or the problems of the file (422).',
+      async handle() {
+        if (!services.previewReload)
+          throw new HttpError(501, 'this gateway was started without a configuration file to reload');
+        const result = await services.previewReload();
+        return { status: result.errors.length === 0 ? 200 : 422, body: result };
+      },
+    },
     {
       method: 'POST',
       path: '/reload',

@@ -12,6 +12,7 @@ import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import { LOOPBACK_CALLER, auditLine, tokenFingerprint } from './audit.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { DestinationOperations } from './destination-operations.js';
+import { type ConsoleAsset, CONSOLE_HEADERS, consoleAsset } from './console-assets.js';
 import { statusOf } from './error-status.js';
 import { HttpError, readJson, sendJson, sendText } from './http-util.js';
 import { isLoopback } from './loopback.js';
@@ -34,6 +35,7 @@ export interface AdminServerOptions {
   token?: string | undefined;
   bridges?: BridgeControl;
   reload?: AdminServices['reload'];
+  previewReload?: AdminServices['previewReload'];
   /**
    * Whether the gateway is ready to serve (`/ready`: 200, else 503), with the failed bridges that
    * keep it from it. Default: always.
@@ -65,6 +67,7 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const bridges = options.bridges ?? noBridges;
   const services: AdminServices = { engine: options.engine, operations, bridges };
   if (options.reload) services.reload = options.reload;
+  if (options.previewReload) services.previewReload = options.previewReload;
   const routes = adminRoutes(services);
   const matchers = routes.map((route) => ({ route, pattern: compile(route.path) }));
   const ready = options.ready ?? (() => true);
@@ -75,6 +78,8 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = requestUrl(request);
     if (url.pathname === '/health') return sendJson(response, 200, { status: 'ok' });
+    const asset = request.method === 'GET' ? consoleAsset(url.pathname) : undefined;
+    if (asset) return sendAsset(response, asset);
     if (url.pathname === '/ready') {
       const report = readinessReport(ready());
       return sendJson(response, report.ready ? 200 : 503, report);
@@ -169,6 +174,16 @@ export async function startAdminServer(options: AdminServerOptions): Promise<Adm
       await operations.close();
     },
   };
+}
+
+/** A console file: public like /health, as it holds no data; the page asks for the token itself. */
+function sendAsset(response: ServerResponse, asset: ConsoleAsset): void {
+  response.writeHead(200, {
+    ...CONSOLE_HEADERS,
+    'content-type': asset.contentType,
+    'content-length': asset.body.length,
+  });
+  response.end(asset.body);
 }
 
 function authorized(request: IncomingMessage, expected: Buffer): boolean {

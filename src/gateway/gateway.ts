@@ -201,7 +201,7 @@ export class Gateway {
       port: options.adminPort ?? this.#config.admin.port,
       token,
       bridges: this.control,
-      ...(this.#loadConfig ? { reload: () => this.reload() } : {}),
+      ...(this.#loadConfig ? { reload: () => this.reload(), previewReload: () => this.previewReload() } : {}),
       ready: () => this.readiness(),
       logger,
     });
@@ -271,6 +271,52 @@ export class Gateway {
     });
     this.#reloading = reloading;
     return reloading;
+  }
+
+  /**
+   * What a reload would do now, without doing it (`GET /reload`, the console's preview): the
+   * file's problems, or the bridges it would add, remove and restart and what changed in them.
+   * Problems found only while building the bridges show when the reload is applied.
+   */
+  async previewReload(): Promise<ReloadResult> {
+    const load = this.#loadConfig;
+    if (!load) throw new IllegalStateError('this gateway was started without a configuration file to reload');
+    let source: ReloadSource;
+    try {
+      source = await load();
+    } catch (error) {
+      source = { ok: false, errors: [`cannot read the configuration: ${messageOf(error)}`] };
+    }
+    const none = {
+      added: [],
+      removed: [],
+      restarted: [],
+      unchanged: [],
+      created: [],
+      changes: {},
+      warnings: [],
+    };
+    if (!source.ok) return { reloaded: false, ...none, errors: [...source.errors] };
+    this.#mask.add(source.config.secrets);
+    const plan = planReload(
+      {
+        current: this.#config,
+        started: this.#started,
+        destinationOptions: (id) => this.engine.resolveExisting(parseDestination(id))?.options,
+      },
+      source.config,
+    );
+    return {
+      reloaded: false,
+      added: plan.added.map((spec) => spec.name),
+      removed: [...plan.removed],
+      restarted: plan.changed.map(({ spec }) => spec.name),
+      unchanged: plan.unchanged.map((spec) => spec.name),
+      created: [...plan.create],
+      changes: Object.fromEntries(plan.changed.map(({ spec, changes }) => [spec.name, [...changes]])),
+      warnings: [...plan.warnings],
+      errors: [],
+    };
   }
 
   async #reload(load: () => Promise<ReloadSource>): Promise<ReloadResult> {
