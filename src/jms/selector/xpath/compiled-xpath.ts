@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
+import { compileFastCondition, OVER_BUDGET, type FastCondition } from './fast-condition.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { RECORD, type XmlDocument } from './xml-document.js';
 import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
@@ -139,6 +140,8 @@ export class CompiledXPath {
   /** The expression as written in the selector. */
   readonly expression: string;
   readonly #fast: FastPath | null;
+  /** The expression as a boolean form of fast-condition.ts (a simple path included), for `XPATH`. */
+  readonly #condition: FastCondition | null;
   readonly #evaluator: XPathEvaluator;
   /** The key of the boolean answer in a body's answers (the string answer's key is this object). */
   readonly #testKey = {};
@@ -168,11 +171,12 @@ export class CompiledXPath {
       }
     }
     this.#fast = compileFastPath(expression);
+    this.#condition = compileFastCondition(expression);
   }
 
   /** True when the expression is evaluated by the fast path (on bodies without namespaces). */
   get usesFastPath(): boolean {
-    return this.#fast !== null;
+    return this.#fast !== null || this.#condition !== null;
   }
 
   /**
@@ -200,6 +204,10 @@ export class CompiledXPath {
       if (this.#fast !== null && !document.namespaced) {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
+      }
+      if (this.#condition !== null && !document.namespaced) {
+        const answer = this.#testFast(body, document);
+        return answer === null ? null : String(answer);
       }
       const known = body.answers.get(this);
       if (known !== undefined) return known as string | null;
@@ -230,7 +238,7 @@ export class CompiledXPath {
       const body = parsedBodyOf(message);
       const document = body?.document;
       if (!document) return null;
-      if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
+      if (this.#condition !== null && !document.namespaced) return this.#testFast(body, document);
       const known = body.answers.get(this.#testKey);
       if (known !== undefined) return known as boolean | null;
       const answer = this.#testWithXPathJs(body, document);
@@ -239,6 +247,17 @@ export class CompiledXPath {
     } catch {
       return null;
     }
+  }
+
+  /** The fast path's boolean, or null (kept for the message, as for xpath.js) when it is over budget. */
+  #testFast(body: ParsedBody, document: XmlDocument): boolean | null {
+    const known = body.answers.get(this.#testKey);
+    if (known !== undefined) return known as boolean | null;
+    const answer = this.#condition!.test(document, xpathLimits().maxSteps);
+    if (answer !== OVER_BUDGET) return answer;
+    reportXPathLimit('maxSteps', this.expression);
+    body.answers.set(this.#testKey, null);
+    return null;
   }
 
   #testWithXPathJs(body: ParsedBody, document: XmlDocument): boolean | null {
