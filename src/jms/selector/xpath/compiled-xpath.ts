@@ -9,7 +9,6 @@
  * that makes more than `maxSteps` of them (xpath-limits.ts) stops and answers as for a body that
  * does not parse. The fast path is linear in the body and needs no budget.
  */
-import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { compileFastCondition, OVER_BUDGET, type FastCondition } from './fast-condition.js';
@@ -17,64 +16,7 @@ import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { RECORD, type XmlDocument } from './xml-document.js';
 import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
-
-interface XPathResult {
-  stringValue(): string;
-  booleanValue(): boolean;
-}
-interface XPathEvaluator {
-  /** The parsed expression tree. */
-  readonly expression: unknown;
-  evaluate(options: { node: unknown }): XPathResult;
-}
-interface NodeTest {
-  matches(node: unknown, context: unknown): boolean;
-}
-interface XPathModule {
-  parse(expression: string): XPathEvaluator;
-  /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
-  Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
-  /** The node-set class. */
-  XNodeSet: { prototype: NodeSet };
-}
-interface NodeSet {
-  nodes: unknown[];
-  size: number;
-  tree: unknown;
-  add(node: unknown): void;
-}
-
-// Loaded through require with a local interface: the package's typings pull the DOM library into
-// the whole program, and `parse` (compile once, evaluate many) is not in them anyway.
-const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
-
-/**
- * xpath.js adds each node to a node-set after comparing it with every node already there, so a
- * step selecting n nodes costs n² (40,000 items: seconds). Membership is kept in a set once a
- * node-set grows past a few nodes, which makes adding O(1) with the same result: nodes unique
- * by identity, in insertion order. Only this module loads xpath.js (version pinned), so the
- * change of its prototype is confined to the gateway's own XPath evaluation.
- */
-const members = new WeakMap<NodeSet, Set<unknown>>();
-const LINEAR_MEMBERSHIP = 16;
-xpath.XNodeSet.prototype.add = function add(this: NodeSet, node: unknown): void {
-  let seen = members.get(this);
-  if (seen === undefined) {
-    if (this.nodes.length < LINEAR_MEMBERSHIP) {
-      if (this.nodes.includes(node)) return;
-    } else {
-      seen = new Set(this.nodes);
-      members.set(this, seen);
-    }
-  }
-  if (seen !== undefined) {
-    if (seen.has(node)) return;
-    seen.add(node);
-  }
-  this.tree = null;
-  this.nodes.push(node);
-  this.size += 1;
-};
+import { xpath, type NodeTest, type XPathEvaluator } from './xpath-js.js';
 
 /** What building the xmldom document costs per element or attribute, in node tests (measured: xmldom takes four to five times as long per node). */
 const DOM_STEPS_PER_NODE = 4;
