@@ -147,7 +147,7 @@ export class CompiledXPath {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
       }
-      if (this.#condition !== null && !document.namespaced) {
+      if (this.#condition?.yieldsBoolean === true && !document.namespaced) {
         const answer = this.#testFast(body, document);
         return answer === null ? null : String(answer);
       }

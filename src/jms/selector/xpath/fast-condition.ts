@@ -54,6 +54,8 @@ export const OVER_BUDGET = Symbol('fast-path comparison over budget');
 
 /** A compiled boolean expression. */
 export interface FastCondition {
+  /** True when the expression's value is a boolean; false for a path (its value is a node-set, whose string is not "true"). */
+  readonly yieldsBoolean: boolean;
   /** XPath's boolean() of the expression on the document; {@link OVER_BUDGET} when it would take too long. */
   test(document: XmlDocument, maxSteps: number): boolean | typeof OVER_BUDGET;
 }
@@ -62,9 +64,9 @@ export interface FastCondition {
 export function compileFastCondition(expression: string): FastCondition | null {
   try {
     const parser = new ConditionParser(expression);
-    const condition = asCondition(parser.parseOr());
+    const operand = parser.parseOr();
     parser.expectEnd();
-    return new CompiledCondition(condition);
+    return new CompiledCondition(asCondition(operand), operand.kind === 'condition');
   } catch (error) {
     if (error === NOT_FAST) return null;
     throw error;
@@ -268,7 +270,8 @@ function compare(path: FastPath, operator: Operator, literal: string | number): 
   return { kind: 'condition', condition: { kind: 'compare', path, operator, literal: value } };
 }
 
-const XPATH_NUMBER = /^[\x20\t\r\n]*-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[\x20\t\r\n]*$/;
+/** A string number() reads (XPath 1.0, section 4.4); anything else is NaN. */
+export const XPATH_NUMBER = /^[\x20\t\r\n]*-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[\x20\t\r\n]*$/;
 
 /** XPath 1.0's number() of a string: NaN unless it is a decimal number, surrounded by XML white space at most. */
 export function xpathNumber(value: string): number {
@@ -295,7 +298,10 @@ function holds(operator: Operator, left: string | number, right: string | number
 class CompiledCondition implements FastCondition {
   readonly #condition: Condition;
 
-  constructor(condition: Condition) {
+  constructor(
+    condition: Condition,
+    readonly yieldsBoolean: boolean,
+  ) {
     this.#condition = condition;
   }
 

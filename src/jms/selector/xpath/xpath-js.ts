@@ -5,6 +5,7 @@
  * each keeps the results xpath.js gives.
  */
 import { createRequire } from 'node:module';
+import { XPATH_NUMBER } from './fast-condition.js';
 
 export interface XPathResult {
   stringValue(): string;
@@ -24,6 +25,8 @@ interface XPathModule {
   Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
   /** The node-set class. */
   XNodeSet: { prototype: NodeSet; new (): NodeSet & { addArray(nodes: unknown[]): void } };
+  /** The number class; `numberFormat` decides which strings number() reads. */
+  XNumber: { prototype: { numberFormat: RegExp } };
   /** The class of path expressions. */
   PathExpr: PathExprClass;
   /** The evaluation context class. */
@@ -133,3 +136,11 @@ xpath.PathExpr.prototype.evaluate = function evaluate(this: PathExpression, cont
   set.addArray(xpath.PathExpr.applyLocationPath(this.locationPath, copy, filtered.nodes!));
   return set;
 };
+
+/**
+ * number() of a string, as XPath 1.0 defines it (section 4.4): optional XML white space, an
+ * optional minus, `Digits ('.' Digits?)? | '.' Digits`, optional XML white space. xpath.js reads
+ * no `5.` and takes any Unicode white space; with the grammar of the standard it agrees with the
+ * fast path (fast-condition.ts) on every string.
+ */
+xpath.XNumber.prototype.numberFormat = XPATH_NUMBER;
