@@ -1,13 +1,15 @@
 /**
  * One XPath expression of a selector, compiled once when the selector is parsed (SEL-4): by the
- * fast path when it is a simple path, and always by xpath.js, which validates the syntax and
- * evaluates everything the fast path does not cover.
+ * fast path when it is a simple path (fast-path.ts) or a boolean form of one (fast-condition.ts),
+ * and always by xpath.js, which validates the syntax and evaluates everything the fast paths do
+ * not cover, on the DOM of the parsed body (parsed-body.ts).
  *
  * xpath.js evaluates without any bound: `//item[//item[//item[id = 199]]]` on a 200-item body
  * makes some 24 million node tests. Every node an axis step looks at goes through its step's
  * node test, so each step of the compiled expression gets a counting node test, and an evaluation
  * that makes more than `maxSteps` of them (xpath-limits.ts) stops and answers as for a body that
- * does not parse. The fast path is linear in the body and needs no budget.
+ * does not parse. The fast paths are linear in the body (string-values aside, which
+ * fast-condition.ts bounds itself).
  */
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
@@ -18,7 +20,11 @@ import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
 import { xpath, type NodeTest, type XPathEvaluator } from './xpath-js.js';
 
-/** What building the xmldom document costs per element or attribute, in node tests (measured: xmldom takes four to five times as long per node). */
+/**
+ * What building the DOM is charged per element or attribute, in node tests (measured for xmldom,
+ * which takes four to five times as long per node; the lazy tape DOM costs less, but the charge
+ * is kept so that `maxSteps` refuses the same bodies whichever DOM a body gets).
+ */
 const DOM_STEPS_PER_NODE = 4;
 
 /** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
@@ -122,7 +128,7 @@ export class CompiledXPath {
   }
 
   /**
-   * Whether the xmldom document may be built for this body: building it costs about as much per
+   * Whether the DOM may be built for this body: building it costs about as much per
    * node as {@link DOM_STEPS_PER_NODE} node tests, so a body whose DOM would cost more than the
    * whole step budget is answered as over `maxSteps` without building it. Decided by the body
    * alone, so every selector on it agrees.

@@ -1,8 +1,9 @@
 /**
  * A small, strict XML parser for message bodies (SEL-4). It checks that the body is well-formed
- * and records its structure for the fast XPath path; xmldom is used only for XPath expressions
- * the fast path cannot answer. Because every body goes through this parser first, "malformed"
- * means the same thing on both paths, and no DTD ever reaches xmldom.
+ * and records its structure for the fast XPath paths, and for the DOM (tape-dom.ts) of the XPath
+ * expressions they cannot answer; xmldom only parses bodies with namespaces for those. Because
+ * every body goes through this parser first, "malformed" means the same thing on every path, and
+ * no DTD ever reaches xmldom.
  *
  * Security: a body with a document type declaration (`<!DOCTYPE`) is refused outright, so no
  * entity is ever declared, expanded or fetched (no XXE, no billion laughs). Only the five
