@@ -1,81 +1,30 @@
 /**
  * One XPath expression of a selector, compiled once when the selector is parsed (SEL-4): by the
- * fast path when it is a simple path, and always by xpath.js, which validates the syntax and
- * evaluates everything the fast path does not cover.
+ * fast path when it is a simple path (fast-path.ts) or a boolean form of one (fast-condition.ts),
+ * and always by xpath.js, which validates the syntax and evaluates everything the fast paths do
+ * not cover, on the DOM of the parsed body (parsed-body.ts).
  *
  * xpath.js evaluates without any bound: `//item[//item[//item[id = 199]]]` on a 200-item body
  * makes some 24 million node tests. Every node an axis step looks at goes through its step's
  * node test, so each step of the compiled expression gets a counting node test, and an evaluation
  * that makes more than `maxSteps` of them (xpath-limits.ts) stops and answers as for a body that
- * does not parse. The fast path is linear in the body and needs no budget.
+ * does not parse. The fast paths are linear in the body (string-values aside, which
+ * fast-condition.ts bounds itself).
  */
-import { createRequire } from 'node:module';
 import { DOMParser } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
+import { compileFastCondition, OVER_BUDGET, type FastCondition } from './fast-condition.js';
 import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { RECORD, type XmlDocument } from './xml-document.js';
 import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
-
-interface XPathResult {
-  stringValue(): string;
-  booleanValue(): boolean;
-}
-interface XPathEvaluator {
-  /** The parsed expression tree. */
-  readonly expression: unknown;
-  evaluate(options: { node: unknown }): XPathResult;
-}
-interface NodeTest {
-  matches(node: unknown, context: unknown): boolean;
-}
-interface XPathModule {
-  parse(expression: string): XPathEvaluator;
-  /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
-  Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
-  /** The node-set class. */
-  XNodeSet: { prototype: NodeSet };
-}
-interface NodeSet {
-  nodes: unknown[];
-  size: number;
-  tree: unknown;
-  add(node: unknown): void;
-}
-
-// Loaded through require with a local interface: the package's typings pull the DOM library into
-// the whole program, and `parse` (compile once, evaluate many) is not in them anyway.
-const xpath = createRequire(import.meta.url)('xpath') as XPathModule;
+import { xpath, type NodeTest, type XPathEvaluator } from './xpath-js.js';
 
 /**
- * xpath.js adds each node to a node-set after comparing it with every node already there, so a
- * step selecting n nodes costs n² (40,000 items: seconds). Membership is kept in a set once a
- * node-set grows past a few nodes, which makes adding O(1) with the same result: nodes unique
- * by identity, in insertion order. Only this module loads xpath.js (version pinned), so the
- * change of its prototype is confined to the gateway's own XPath evaluation.
+ * What building the DOM is charged per element or attribute, in node tests (measured for xmldom,
+ * which takes four to five times as long per node; the lazy tape DOM costs less, but the charge
+ * is kept so that `maxSteps` refuses the same bodies whichever DOM a body gets).
  */
-const members = new WeakMap<NodeSet, Set<unknown>>();
-const LINEAR_MEMBERSHIP = 16;
-xpath.XNodeSet.prototype.add = function add(this: NodeSet, node: unknown): void {
-  let seen = members.get(this);
-  if (seen === undefined) {
-    if (this.nodes.length < LINEAR_MEMBERSHIP) {
-      if (this.nodes.includes(node)) return;
-    } else {
-      seen = new Set(this.nodes);
-      members.set(this, seen);
-    }
-  }
-  if (seen !== undefined) {
-    if (seen.has(node)) return;
-    seen.add(node);
-  }
-  this.tree = null;
-  this.nodes.push(node);
-  this.size += 1;
-};
-
-/** What building the xmldom document costs per element or attribute, in node tests (measured: xmldom takes four to five times as long per node). */
 const DOM_STEPS_PER_NODE = 4;
 
 /** Thrown for an expression xpath.js rejects; the parser turns it into a positioned InvalidSelectorError. */
@@ -139,6 +88,8 @@ export class CompiledXPath {
   /** The expression as written in the selector. */
   readonly expression: string;
   readonly #fast: FastPath | null;
+  /** The expression as a boolean form of fast-condition.ts (a simple path included), for `XPATH`. */
+  readonly #condition: FastCondition | null;
   readonly #evaluator: XPathEvaluator;
   /** The key of the boolean answer in a body's answers (the string answer's key is this object). */
   readonly #testKey = {};
@@ -168,15 +119,16 @@ export class CompiledXPath {
       }
     }
     this.#fast = compileFastPath(expression);
+    this.#condition = compileFastCondition(expression);
   }
 
   /** True when the expression is evaluated by the fast path (on bodies without namespaces). */
   get usesFastPath(): boolean {
-    return this.#fast !== null;
+    return this.#fast !== null || this.#condition !== null;
   }
 
   /**
-   * Whether the xmldom document may be built for this body: building it costs about as much per
+   * Whether the DOM may be built for this body: building it costs about as much per
    * node as {@link DOM_STEPS_PER_NODE} node tests, so a body whose DOM would cost more than the
    * whole step budget is answered as over `maxSteps` without building it. Decided by the body
    * alone, so every selector on it agrees.
@@ -200,6 +152,10 @@ export class CompiledXPath {
       if (this.#fast !== null && !document.namespaced) {
         const node = this.#fast.first(document);
         return node === undefined ? null : emptyToNull(stringValue(document, node));
+      }
+      if (this.#condition?.yieldsBoolean === true && !document.namespaced) {
+        const answer = this.#testFast(body, document);
+        return answer === null ? null : String(answer);
       }
       const known = body.answers.get(this);
       if (known !== undefined) return known as string | null;
@@ -230,7 +186,7 @@ export class CompiledXPath {
       const body = parsedBodyOf(message);
       const document = body?.document;
       if (!document) return null;
-      if (this.#fast !== null && !document.namespaced) return this.#fast.first(document) !== undefined;
+      if (this.#condition !== null && !document.namespaced) return this.#testFast(body, document);
       const known = body.answers.get(this.#testKey);
       if (known !== undefined) return known as boolean | null;
       const answer = this.#testWithXPathJs(body, document);
@@ -239,6 +195,17 @@ export class CompiledXPath {
     } catch {
       return null;
     }
+  }
+
+  /** The fast path's boolean, or null (kept for the message, as for xpath.js) when it is over budget. */
+  #testFast(body: ParsedBody, document: XmlDocument): boolean | null {
+    const known = body.answers.get(this.#testKey);
+    if (known !== undefined) return known as boolean | null;
+    const answer = this.#condition!.test(document, xpathLimits().maxSteps);
+    if (answer !== OVER_BUDGET) return answer;
+    reportXPathLimit('maxSteps', this.expression);
+    body.answers.set(this.#testKey, null);
+    return null;
   }
 
   #testWithXPathJs(body: ParsedBody, document: XmlDocument): boolean | null {

@@ -31,10 +31,18 @@ interface Step {
 /** The first node a path selects: an element's record, or the string of a text or attribute node. */
 export type FirstNode = number | string | undefined;
 
+/** A node a path selects: an element's record, or the string of a text or attribute node. */
+export type SelectedNode = number | string;
+
 /** A compiled simple path. */
 export interface FastPath {
   /** The first selected node in document order, or undefined when none is. */
   first(document: XmlDocument): FirstNode;
+  /**
+   * Offers the selected nodes to `accept` in document order until it returns true; true when it
+   * did. A node-set comparison is true when any node passes, so it stops at the first that does.
+   */
+  some(document: XmlDocument, accept: (node: SelectedNode) => boolean): boolean;
 }
 
 const NAME = /^[A-Za-z_\u00c0-\uffff][A-Za-z0-9_.\-\u00b7\u00c0-\uffff]*$/;
@@ -163,19 +171,30 @@ class SimplePath implements FastPath {
   }
 
   first(document: XmlDocument): FirstNode {
-    return this.#visit(document, [0], [0]);
+    let found: FirstNode;
+    this.some(document, (node) => {
+      found = node;
+      return true;
+    });
+    return found;
+  }
+
+  some(document: XmlDocument, accept: (node: SelectedNode) => boolean): boolean {
+    return this.#visit(document, [0], [0], accept);
   }
 
   /**
    * Walks `children` (element records and text node values) in document order with the set of
-   * steps they may match (several when `//` is involved). The first node matching the last step
-   * is the answer; a node comes before its descendants, so returning at once keeps document order.
+   * steps they may match (several when `//` is involved), offering each node that matches the
+   * last step to `accept`; a node comes before its descendants, so the offers keep document order.
+   * Each node is walked once, with all its states, so none is offered twice.
    */
   #visit(
     document: XmlDocument,
     children: readonly (number | string)[],
     states: readonly number[],
-  ): FirstNode {
+    accept: (node: SelectedNode) => boolean,
+  ): boolean {
     let counts: number[] | null = null;
     for (const child of children) {
       const isText = typeof child === 'string';
@@ -191,19 +210,23 @@ class SimplePath implements FastPath {
           if (!passes(document, step.predicates, child, counts, i * this.#width)) continue;
         }
         if (state === this.#last) {
-          if (isText || this.#attribute === null) return child;
-          const value = attributeValue(document, child, this.#attribute);
-          if (value !== undefined) return value;
+          if (isText || this.#attribute === null) {
+            if (accept(child)) return true;
+          } else {
+            const value = attributeValue(document, child, this.#attribute);
+            if (value !== undefined && accept(value)) return true;
+          }
         } else {
           next = addState(next, state + 1);
         }
       }
-      if (next !== null) {
-        const found = this.#visit(document, this.#childrenOf(document, child as number, next), next);
-        if (found !== undefined) return found;
-      }
+      if (
+        next !== null &&
+        this.#visit(document, this.#childrenOf(document, child as number, next), next, accept)
+      )
+        return true;
     }
-    return undefined;
+    return false;
   }
 
   /** The children to walk: only the elements unless a text() step may apply to them. */

@@ -1,12 +1,15 @@
 /**
  * The parsed XML body of a message, kept in `message.parsedBodyCache` so a body is parsed at most
  * once per message however many selectors test it (SEL-4). The compact tree is always built
- * first (it decides well-formedness and refuses DTDs); the xmldom document is built from the same
- * text only when an XPath expression outside the fast path needs it, and then kept too.
+ * first (it decides well-formedness and refuses DTDs); the DOM xpath.js walks is built only when
+ * an XPath expression outside the fast paths needs it, and then kept too: from the tape
+ * (tape-dom.ts) for a body without namespaces, by xmldom from the same text for one with them
+ * (namespace scoping is xmldom's job).
  */
 import { DOMParser, type Document, type Node } from '@xmldom/xmldom';
 import type { Message } from '../../message/message.js';
 import { TextMessage } from '../../message/text-message.js';
+import { buildTapeDom } from './tape-dom.js';
 import { readXml, type XmlDocument, type XmlRefusal } from './xml-document.js';
 import { reportXPathLimit } from './xpath-limits.js';
 
@@ -25,7 +28,7 @@ export class ParsedBody {
    * costs its work once per message.
    */
   readonly answers = new Map<object, string | boolean | null>();
-  #dom: Document | null | undefined = undefined;
+  #dom: object | null | undefined = undefined;
 
   constructor(source: string) {
     this.source = source;
@@ -36,9 +39,13 @@ export class ParsedBody {
     if (this.refusal !== null && this.refusal !== 'malformed') reportXPathLimit(this.refusal);
   }
 
-  /** The xmldom document, parsed on first use; null when the body is not well-formed. */
-  dom(): Document | null {
-    if (this.#dom === undefined) this.#dom = this.document === null ? null : parseDom(this.source);
+  /** The document node for xpath.js, built on first use; null when the body is not well-formed. */
+  dom(): object | null {
+    if (this.#dom === undefined) {
+      const document = this.document;
+      if (document === null) this.#dom = null;
+      else this.#dom = document.namespaced ? parseDom(this.source) : buildTapeDom(document);
+    }
     return this.#dom;
   }
 }

@@ -1,8 +1,9 @@
 /**
  * A small, strict XML parser for message bodies (SEL-4). It checks that the body is well-formed
- * and records its structure for the fast XPath path; xmldom is used only for XPath expressions
- * the fast path cannot answer. Because every body goes through this parser first, "malformed"
- * means the same thing on both paths, and no DTD ever reaches xmldom.
+ * and records its structure for the fast XPath paths, and for the DOM (tape-dom.ts) of the XPath
+ * expressions they cannot answer; xmldom only parses bodies with namespaces for those. Because
+ * every body goes through this parser first, "malformed" means the same thing on every path, and
+ * no DTD ever reaches xmldom.
  *
  * Security: a body with a document type declaration (`<!DOCTYPE`) is refused outright, so no
  * entity is ever declared, expanded or fetched (no XXE, no billion laughs). Only the five
@@ -555,7 +556,7 @@ function pushText(nodes: (number | string)[], open: boolean, value: string): boo
 }
 
 /** All the character data of `from`..`to`, a stretch of content with no element in it. */
-function regionValue(text: string, from: number, to: number): string {
+export function regionValue(text: string, from: number, to: number): string {
   if (from >= to) return '';
   const lt = text.indexOf('<', from);
   if (lt < 0 || lt >= to) return characters(text, from, to);
@@ -565,12 +566,12 @@ function regionValue(text: string, from: number, to: number): string {
 }
 
 /** Character data as XML reads it: line ends normalised, then references decoded (so &#13; stays). */
-function characters(text: string, from: number, to: number): string {
+export function characters(text: string, from: number, to: number): string {
   const value = normalizeNewlines(text.slice(from, to));
   return value.includes('&') ? decodeReferences(value, 0, value.length) : value;
 }
 
-function normalizeNewlines(value: string): string {
+export function normalizeNewlines(value: string): string {
   return value.includes('\r') ? value.replace(/\r\n?/g, '\n') : value;
 }
 
@@ -586,12 +587,32 @@ export function attributeValue(document: XmlDocument, at: number, name: string):
     const stop = nameEnd(text, i);
     const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
     const close = text.indexOf(text[quote]!, quote + 1);
-    if (stop - i === name.length && sameRange(text, i, 0, name.length, name)) {
-      let value = text.slice(quote + 1, close);
-      if (/[\t\n\r]/.test(value)) value = value.replace(/\r\n|[\t\n\r]/g, ' ');
-      return value.includes('&') ? decodeReferences(value, 0, value.length) : value;
-    }
+    if (stop - i === name.length && sameRange(text, i, 0, name.length, name))
+      return normalizedValue(text, quote + 1, close);
     i = skipSpaces(text, close + 1);
   }
   return undefined;
+}
+
+/** The attributes of the element recorded at `at`, in the order written: `[name, value, name, value, ...]`. */
+export function attributeList(document: XmlDocument, at: number): string[] {
+  const { text, tape } = document;
+  const list: string[] = [];
+  const tagEnd = tape[at + 2]!;
+  let i = skipSpaces(text, tape[at + 1]!);
+  while (i < tagEnd && isNameStart(text.charCodeAt(i))) {
+    const stop = nameEnd(text, i);
+    const quote = skipSpaces(text, skipSpaces(text, stop) + 1);
+    const close = text.indexOf(text[quote]!, quote + 1);
+    list.push(text.slice(i, stop), normalizedValue(text, quote + 1, close));
+    i = skipSpaces(text, close + 1);
+  }
+  return list;
+}
+
+/** An attribute value as XML reads it: literal white space becomes a space, then references are decoded. */
+function normalizedValue(text: string, start: number, end: number): string {
+  let value = text.slice(start, end);
+  if (/[\t\n\r]/.test(value)) value = value.replace(/\r\n|[\t\n\r]/g, ' ');
+  return value.includes('&') ? decodeReferences(value, 0, value.length) : value;
 }
