@@ -2,7 +2,9 @@
 # `npm test`: every test, in two phases.
 #
 #   1. test/unit: no network and no broker, so its files run in parallel (TEST_CONCURRENCY, default 4:
-#      the files wait on timers and loopback sockets as much as they compute).
+#      the files wait on timers and loopback sockets as much as they compute). The files that took
+#      longest in the last run start first (times kept in node_modules/.cache), so a long property
+#      or fuzz file that sorts late does not run alone at the end; new files start before them all.
 #   2. test/integration, test/e2e, test/conformance: they share the real brokers (the conformance
 #      suite restarts them) and spawn gateway processes, so their files run one at a time.
 #
@@ -14,19 +16,60 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log_dir=$(mktemp -d)
 trap 'rm -rf "$log_dir"' EXIT
+times_dir=node_modules/.cache/jms-gateway
+mkdir -p "$times_dir"
 
-# Runs one phase: node's test runner over the files found in the given folders, output shown and kept.
+# A reporter writing how long each file's top-level tests took, `<ms>\t<file>` a line. It is
+# plain JavaScript made here, as node loads reporters without the TypeScript loader.
+cat >"$log_dir/file-times.mjs" <<'JS'
+export default async function* fileTimes(source) {
+  const totals = new Map();
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { nesting, file, details } = event.data;
+    if (nesting !== 0 || file === undefined) continue;
+    totals.set(file, (totals.get(file) ?? 0) + details.duration_ms);
+  }
+  for (const [file, ms] of totals) yield `${Math.round(ms)}\t${file}\n`;
+}
+JS
+
+# The test files under the given folders, longest in the last run of the phase first; files not
+# timed yet come before them (their time is unknown), in name order.
+ordered_files() {
+  local times="$1"
+  shift
+  find "$@" -name '*.test.ts' 2>/dev/null | sort | awk -v times="$times" -v cwd="$PWD/" '
+    BEGIN { while ((getline line < times) > 0) { split(line, f, "\t"); sub("^" cwd, "", f[2]); ms[f[2]] = f[1] } }
+    { print ($0 in ms ? ms[$0] : "inf") "\t" NR "\t" $0 }' |
+    sort -t $'\t' -k1,1gr -k2,2n | cut -f3
+}
+
+# Runs one phase: node's test runner over the files found in the given folders, output shown and
+# kept, and each file's time kept for the next run's order.
 phase() {
   local name="$1" concurrency="$2"
   shift 2
+  local times="$times_dir/$name-times.tsv"
   local files
-  mapfile -t files < <(find "$@" -name '*.test.ts' 2>/dev/null | sort)
+  # The serial phase keeps name order: its time does not depend on it, and the conformance suite,
+  # which restarts the brokers, stays last.
+  if ((concurrency > 1)); then
+    mapfile -t files < <(ordered_files "$times" "$@")
+  else
+    mapfile -t files < <(find "$@" -name '*.test.ts' 2>/dev/null | sort)
+  fi
   if ((${#files[@]} == 0)); then
     echo "no test files in $*" >&2
     return 1
   fi
-  node --import tsx --test --test-concurrency="$concurrency" --test-reporter=spec "${extra[@]}" "${files[@]}" \
-    2>&1 | tee "$log_dir/$name.log"
+  node --import tsx --test --test-concurrency="$concurrency" --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter="$log_dir/file-times.mjs" --test-reporter-destination="$log_dir/$name-times.tsv" \
+    "${extra[@]}" "${files[@]}" 2>&1 | tee "$log_dir/$name.log"
+  local status=${PIPESTATUS[0]}
+  # Only a whole run's times: a run narrowed by --test-name-pattern would give most files none.
+  if ((${#extra[@]} == 0)) && [[ -s "$log_dir/$name-times.tsv" ]]; then cp "$log_dir/$name-times.tsv" "$times"; fi
+  return "$status"
 }
 
 # Reads a count ("pass", "fail", ...) from the summary node's spec reporter prints last.

@@ -31,7 +31,7 @@ export const kafkaConnector: ConnectorDefinition<KafkaConfig> = {
   check: checkKafkaEndpoint,
 };
 
-export { KafkaSource, type KafkaSourceOptions, type KafkaTimers } from './source.js';
+export { KafkaSource } from './source.js';
 export { KafkaSink, type KafkaSinkContext } from './sink.js';
 export { kafkaConfigSchema, checkKafkaConfig, type KafkaConfig } from './spec.js';
 export { messageToRecord, recordToMessage, type XPathEvaluator } from './mapping.js';

@@ -8,8 +8,8 @@
  *
  * Retry: `settle({ kind: 'retry', delayMs })` rewinds the partition (a seek) so that record and
  * every later one come again in order, and pauses the partition for `delayMs` while that head
- * record waits; other partitions go on. The delay runs on the injected {@link KafkaTimers}
- * (default: the global `setTimeout`).
+ * record waits; other partitions go on. The delay runs on the context's clock (default: the
+ * system's timers), as do the waits for buffer space and the spacing of fetches.
  *
  * Lost consumer (crash, broker unreachable after the client's retries): `receive` rejects with
  * NotConnectedError, every handed-out delivery becomes stale (its settle does nothing; the
@@ -33,25 +33,17 @@ import { recordToMessage } from './mapping.js';
 import { PartitionTrack } from './partition-track.js';
 import type { KafkaConfig } from './spec.js';
 
-/** Timers for retry delays; tests pass fakes. */
-export interface KafkaTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+type Clock = NonNullable<ConnectorContext['clock']>;
 
-const realTimers: KafkaTimers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+/** The clock of a context that brings none: the system's time and timers. */
+const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer: (callback, ms) => setTimeout(callback, ms),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
 /** The least time between two fetches that bring a partition's records, ms: see `#spaceFetches`. */
 const MIN_FETCH_INTERVAL_MS = 2;
-
-/** Options the code that builds a source may pass; the YAML configuration is {@link KafkaConfig}. */
-export interface KafkaSourceOptions {
-  /** Runs retry delays (partition pauses). Default: the global `setTimeout`. */
-  readonly timers?: KafkaTimers;
-}
 
 type State = 'idle' | 'connecting' | 'running' | 'failed' | 'closed';
 
@@ -72,7 +64,7 @@ interface Receiver {
 export class KafkaSource implements Source {
   readonly #config: KafkaConfig;
   readonly #context: ConnectorContext;
-  readonly #timers: KafkaTimers;
+  readonly #clock: Clock;
   #consumer: Consumer | undefined;
   #state: State = 'idle';
   /** Why `receive` rejects while failed. */
@@ -88,7 +80,7 @@ export class KafkaSource implements Source {
    * they come back, so that the stale seek cannot skip records another member has not committed.
    */
   readonly #lingeringSeeks = new Map<number, bigint>();
-  /** When each partition's last batch was read ahead (performance clock), to space fetches out. */
+  /** When each partition's last batch was read ahead (on the clock), to space fetches out. */
   readonly #lastBatchAt = new Map<number, number>();
   /** Each partition's high watermark as of its last fetch, for {@link KafkaSource.backlog}. */
   readonly #highWatermarks = new Map<number, bigint>();
@@ -102,10 +94,10 @@ export class KafkaSource implements Source {
   #commitChain: Promise<void> = Promise.resolve();
   #commitScheduled: Promise<void> | undefined;
 
-  constructor(config: KafkaConfig, context: ConnectorContext, options: KafkaSourceOptions = {}) {
+  constructor(config: KafkaConfig, context: ConnectorContext) {
     this.#config = config;
     this.#context = context;
-    this.#timers = options.timers ?? realTimers;
+    this.#clock = context.clock ?? systemClock;
   }
 
   async connect(signal: AbortSignal): Promise<void> {
@@ -318,7 +310,7 @@ export class KafkaSource implements Source {
 
   /** The consumer is gone: its positions, pauses and seeks go with it; the group's committed offsets remain. */
   #forgetAll(): void {
-    for (const timer of this.#pauses.values()) this.#timers.clearTimeout(timer);
+    for (const timer of this.#pauses.values()) this.#clock.clearTimer(timer);
     this.#pauses.clear();
     this.#tracks.clear();
     this.#highWatermarks.clear();
@@ -383,22 +375,23 @@ export class KafkaSource implements Source {
    * brings what arrived meanwhile; a batch that took longer to read ahead waits for nothing.
    */
   async #spaceFetches(partition: number): Promise<void> {
-    const now = performance.now();
+    const now = this.#clock.now();
     const last = this.#lastBatchAt.get(partition);
     this.#lastBatchAt.set(partition, now);
     if (last === undefined || now - last >= MIN_FETCH_INTERVAL_MS) return;
-    await new Promise<void>((resolve) =>
-      this.#timers.setTimeout(resolve, MIN_FETCH_INTERVAL_MS - (now - last)),
-    );
-    this.#lastBatchAt.set(partition, performance.now());
+    // A clock set back makes `now - last` negative: the wait is still never longer than the interval.
+    const waitMs = Math.min(MIN_FETCH_INTERVAL_MS, MIN_FETCH_INTERVAL_MS - (now - last));
+    await new Promise<void>((resolve) => this.#clock.setTimer(resolve, waitMs));
+    this.#lastBatchAt.set(partition, this.#clock.now());
   }
 
   async #waitForSpace(heartbeat: () => Promise<void>, current: () => boolean): Promise<void> {
     while (this.#buffer.length >= this.#config.prefetch && current()) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(wake, this.#config.heartbeatInterval);
+        const clock = this.#clock;
+        const timer = clock.setTimer(wake, this.#config.heartbeatInterval);
         function wake(): void {
-          clearTimeout(timer);
+          clock.clearTimer(timer);
           resolve();
         }
         this.#spaceWaiters.push(wake);
@@ -500,7 +493,7 @@ export class KafkaSource implements Source {
       this.#pause(consumer, partition);
       this.#pauses.set(
         partition,
-        this.#timers.setTimeout(() => {
+        this.#clock.setTimer(() => {
           if (this.#pauses.delete(partition) && this.#consumer === consumer)
             this.#resume(consumer, partition);
         }, delayMs),
@@ -515,7 +508,7 @@ export class KafkaSource implements Source {
   #unpause(partition: number, resume = true): boolean {
     const timer = this.#pauses.get(partition);
     if (timer === undefined) return false;
-    this.#timers.clearTimeout(timer);
+    this.#clock.clearTimer(timer);
     this.#pauses.delete(partition);
     const consumer = this.#consumer;
     if (resume && consumer !== undefined) this.#resume(consumer, partition);

@@ -6,6 +6,7 @@
 import { InternalSink, InternalSource } from '../bridge/index.js';
 import type { ConnectorEndpointConfig, EndpointConfig } from '../config/gateway-config.js';
 import { isInternalEndpoint } from '../config/gateway-config.js';
+import type { Clock } from '../jms/clock.js';
 import type { JmsEngine } from '../jms/engine.js';
 import { InvalidArgumentError } from '../jms/errors.js';
 import type { ConnectorContext, Sink, Source } from '../spi/index.js';
@@ -19,6 +20,8 @@ export interface EndpointServices {
   /** Ms an internal sink waits for room before the bridge backs off (the connection factory's send timeout). */
   readonly sendTimeoutMs: number;
   readonly evaluateXPath: XPathEvaluator;
+  /** The gateway's clock, handed to connectors for their own delays. */
+  readonly clock: Clock;
 }
 
 /**
@@ -94,5 +97,6 @@ function context(
     name,
     logger: services.logger.child({ component: 'connector', connector: endpoint.type, side }),
     evaluateXPath: services.evaluateXPath,
+    clock: services.clock,
   };
 }

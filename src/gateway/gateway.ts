@@ -515,12 +515,16 @@ export class Gateway {
       // A reload under way ends at its next step; the bridge it is stopping is one of the above.
       ...(this.#reloading ? [this.#reloading] : []),
     ]);
-    let timer: NodeJS.Timeout | undefined;
+    // The deadline runs on the gateway's clock, so a test moves past it instead of waiting it out.
+    // The system clock's timers do not keep the process alive, and a bridge stuck in a send may
+    // hold nothing that does: the idle interval keeps the process up until the stop has ended.
+    const keepAlive = setInterval(() => {}, 60_000);
+    let timer: unknown;
     const clean = await Promise.race([
       stopped.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs))),
+      new Promise<boolean>((resolve) => (timer = this.#clock.setTimer(() => resolve(false), deadlineMs))),
     ]);
-    clearTimeout(timer);
+    this.#clock.clearTimer(timer);
     if (!clean) {
       const running = [...this.#bridges.values()]
         .filter(({ bridge }) => bridge.status !== 'stopped')
@@ -530,9 +534,13 @@ export class Gateway {
         'bridges did not stop within the shutdown deadline: closing anyway (unsettled messages are redelivered after restart)',
       );
     }
-    await Promise.allSettled([...this.#starts]);
-    await this.#admin?.close();
-    await this.engine.close();
+    try {
+      await Promise.allSettled([...this.#starts]);
+      await this.#admin?.close();
+      await this.engine.close();
+    } finally {
+      clearInterval(keepAlive);
+    }
     return { clean };
   }
 
@@ -713,6 +721,7 @@ function buildBridges(
     logger,
     sendTimeoutMs: config.connectionFactory.sendTimeout,
     evaluateXPath: createXPathEvaluator(),
+    clock,
   };
   const deadlineMs = config.shutdown.deadlineMs;
   const bridges = new Map<string, BridgeEntry>();

@@ -3,6 +3,7 @@
  * maps broker metadata to JMS headers and properties; the bridge runtime owns redelivery counts,
  * backoff, limits, ordering, selectors and error destinations.
  */
+import type { Clock } from '../jms/clock.js';
 import type { EngineLogger } from '../jms/logger.js';
 import type { Message } from '../jms/message/message.js';
 import type { ConfigSchema } from './config-schema.js';
@@ -95,6 +96,11 @@ export interface ConnectorContext {
    */
   readonly qos?: 'at-most-once' | 'at-least-once' | 'exactly-once';
   readonly logger: EngineLogger;
+  /**
+   * The gateway's clock, for a connector's own delays (retry pauses, waits): tests pass a fake
+   * one. Absent, a connector uses the system clock.
+   */
+  readonly clock?: Clock;
 }
 
 /** One thing a connection check found wrong with an endpoint. */

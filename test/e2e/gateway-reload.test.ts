@@ -56,6 +56,9 @@ async function post(admin: string, queue: string, body: string): Promise<boolean
 function watch(admin: string, name: string) {
   const seen: BridgeView[] = [];
   let running = true;
+  // A failed request ends the watch (it is reported by stop): a test that fails before it stops
+  // the watch leaves no poller behind once its gateway is gone, nor an unhandled rejection.
+  let failure: Error | undefined;
   const done = (async () => {
     while (running) {
       const bridges = await adminJson<BridgeView[]>(admin, '/bridges');
@@ -63,12 +66,16 @@ function watch(admin: string, name: string) {
       if (view) seen.push(view);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-  })();
+  })().catch((error: unknown) => {
+    running = false;
+    failure = error instanceof Error ? error : new Error(String(error));
+  });
   return {
     seen,
     stop: async () => {
       running = false;
       await done;
+      if (failure !== undefined) throw failure;
     },
   };
 }

@@ -6,9 +6,12 @@ import { Queue, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 import { FakeSink, idle } from '../bridge/fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
-test('metrics - each bridge exports its lag as a gauge', async () => {
+test('metrics - each bridge exports its lag as a gauge', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('lagging');
   const producer = t.connect().createSession().createProducer(input);
   for (const text of ['m1', 'm2', 'm3']) await producer.send(new TextMessage(text));
@@ -23,6 +26,7 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
     },
     { clock: t.clock },
   );
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   const { lastError: _lastError, ...counters } = bridge.counters;
@@ -31,12 +35,12 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
   assert.match(metrics, /^jms_gateway_bridge_lag\{bridge="slow"\} 3$/m);
   assert.match(metrics, /^jms_gateway_bridge_in_flight\{bridge="slow"\} 1$/m);
   sink.confirmAll();
-  await bridge.stop();
-  await t.close();
 });
 
-test('metrics - pending messages and bytes by cause for each destination, a sample per cause (DST-9)', async () => {
+test('metrics - pending messages and bytes by cause for each destination, a sample per cause (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 5000 });
+  cleanup(() => t.close());
   await pendingForEachCause(t);
   const metrics = renderMetrics(t.engine, []);
   const sample = (name: string, cause: string) =>
@@ -62,7 +66,6 @@ test('metrics - pending messages and bytes by cause for each destination, a samp
     /# HELP jms_gateway_destination_bytes_pending_by_cause Pending bytes by cause \(uncommitted, scheduled, redeliveryDelay, unacknowledged, errorDestinationFull\)/,
   );
   assert.match(metrics, /# TYPE jms_gateway_destination_bytes_pending_by_cause gauge/);
-  await t.close();
 });
 
 test('metrics - a bridge status with a reason is a bridge_status_reason sample beside bridge_status', (context) => {

@@ -5,6 +5,7 @@ import { startAdminServer } from '../../../src/admin/server.js';
 import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
+import { teardown } from '../../helpers/teardown.js';
 
 /** A token of the strength the admin API asks for. */
 const TOKEN = '3f9c2a7be41d08c6f5a9e2d7b1c40e8a';
@@ -43,8 +44,10 @@ function fakeBridges(): BridgeControl & { views: BridgeView[] } {
   };
 }
 
-test('admin api - health, readiness, metrics with pending by cause and bridge counters', async () => {
+test('admin api - health, readiness, metrics with pending by cause and bridge counters', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = session.createQueue('orders');
   const producer = session.createProducer(queue);
@@ -58,6 +61,7 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
     bridges: fakeBridges(),
     ready: () => ready,
   });
+  cleanup(() => server.close());
   assert.equal((await call(`${server.url}/health`)).status, 200);
   assert.equal((await call(`${server.url}/ready`)).status, 503);
   ready = true;
@@ -74,12 +78,12 @@ test('admin api - health, readiness, metrics with pending by cause and bridge co
   assert.match(metrics, /jms_gateway_bridge_dead_lettered_total\{bridge="orders"\} 1/);
   assert.match(metrics, /jms_gateway_bridge_status\{bridge="orders",status="connected"\} 1/);
   assert.match(metrics, /# TYPE jms_gateway_bridge_in_total counter/);
-  await server.close();
-  await t.close();
 });
 
-test('admin api - GET /destinations gives pending messages and bytes by cause for each destination and in the totals (DST-9)', async () => {
+test('admin api - GET /destinations gives pending messages and bytes by cause for each destination and in the totals (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await pendingForEachCause(t);
   const server = await startAdminServer({ engine: t.engine, port: 0 });
   const response = await call(`${server.url}/destinations`).finally(() => server.close());
@@ -108,16 +112,18 @@ test('admin api - GET /destinations gives pending messages and bytes by cause fo
   assert.deepEqual(orders.pendingBytesByCause, bytes);
   assert.deepEqual(body.totals.pendingMessagesByCause, messages);
   assert.deepEqual(body.totals.pendingBytesByCause, bytes);
-  await t.close();
 });
 
-test('admin api - off loopback it needs a bearer token, refuses requests without it, and never starts without one', async () => {
+test('admin api - off loopback it needs a bearer token, refuses requests without it, and never starts without one', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(
     startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0 }),
     /not loopback: set a token/,
   );
   const server = await startAdminServer({ engine: t.engine, host: '0.0.0.0', port: 0, token: TOKEN });
+  cleanup(() => server.close());
   const port = new URL(server.url).port;
   const base = `http://127.0.0.1:${port}`;
   const refused = await call(`${base}/destinations`);
@@ -132,13 +138,14 @@ test('admin api - off loopback it needs a bearer token, refuses requests without
     200,
   );
   assert.equal((await call(`${base}/health`)).status, 200, 'health needs no token');
-  await server.close();
-  await t.close();
 });
 
-test('admin api - create, inspect, send, browse with a selector, delete a message, delete a destination', async () => {
+test('admin api - create, inspect, send, browse with a selector, delete a message, delete a destination', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const server = await startAdminServer({ engine: t.engine, port: 0 });
+  cleanup(() => server.close());
   const created = await call(`${server.url}/destinations`, {
     method: 'POST',
     body: JSON.stringify({ kind: 'queue', name: 'q', options: { redeliveryLimit: 2 } }),
@@ -190,8 +197,6 @@ test('admin api - create, inspect, send, browse with a selector, delete a messag
   assert.equal((await call(`${server.url}/destinations/queue/q`, { method: 'DELETE' })).status, 200);
   assert.equal((await call(`${server.url}/destinations/queue/q`)).status, 404);
   assert.equal((await call(`${server.url}/nope`)).status, 404);
-  await server.close();
-  await t.close();
 });
 
 test('admin api - GET count gives how many available messages a browse or move through a selector would see', async () => {
@@ -218,8 +223,10 @@ test('admin api - GET count gives how many available messages a browse or move t
   }
 });
 
-test('admin api - replay moves parked messages back to their origin with properties kept and delivery count reset', async () => {
+test('admin api - replay moves parked messages back to their origin with properties kept and delivery count reset', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('orders', { errorDestination: 'queue://errors', redeliveryLimit: 0 });
   const session = t.connect().createSession(true);
@@ -233,6 +240,7 @@ test('admin api - replay moves parked messages back to their origin with propert
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
   await consumer.close();
   const server = await startAdminServer({ engine: t.engine, port: 0 });
+  cleanup(() => server.close());
   const replay = await call(`${server.url}/destinations/queue/errors/move`, {
     method: 'POST',
     body: JSON.stringify({ to: 'origin' }),
@@ -244,14 +252,15 @@ test('admin api - replay moves parked messages back to their origin with propert
   assert.equal(back.getIntProperty('JMSXDeliveryCount'), 1);
   assert.equal(back.propertyExists('JMS_ErrorReason'), false);
   await session.commit();
-  await server.close();
-  await t.close();
 });
 
-test('admin api - bridges are listed, paused and resumed; the OpenAPI document lists every route', async () => {
+test('admin api - bridges are listed, paused and resumed; the OpenAPI document lists every route', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const bridges = fakeBridges();
   const server = await startAdminServer({ engine: t.engine, port: 0, bridges });
+  cleanup(() => server.close());
   assert.equal(
     ((await call(`${server.url}/bridges/orders/pause`, { method: 'POST' })).json as BridgeView).status,
     'paused',
@@ -264,12 +273,12 @@ test('admin api - bridges are listed, paused and resumed; the OpenAPI document l
   const spec = (await call(`${server.url}/openapi.json`)).json as { paths: Record<string, unknown> };
   assert.ok(spec.paths['/destinations/{kind}/{name}/move']);
   assert.ok(spec.paths['/bridges/{name}/restart']);
-  await server.close();
-  await t.close();
 });
 
-test('admin server - closing answers a request under way before it closes (a send it made is stored: its client must hear so)', async () => {
+test('admin server - closing answers a request under way before it closes (a send it made is stored: its client must hear so)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   let release!: () => void;
   let asked!: () => void;
   const running = new Promise<void>((resolve) => (asked = resolve));
@@ -301,7 +310,6 @@ test('admin server - closing answers a request under way before it closes (a sen
   assert.equal(((await response.json()) as { reloaded: boolean }).reloaded, true);
   await closed;
   await assert.rejects(fetch(`${server.url}/health`), 'no longer listening');
-  await t.close();
 });
 
 test('admin api - a token too short, too easy to guess or not sendable in a header is refused at start, without printing it', async (t) => {

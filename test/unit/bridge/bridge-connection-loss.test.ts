@@ -7,10 +7,12 @@ import { test } from 'node:test';
 import { ERROR_DELIVERY_COUNT, ERROR_REASON } from '../../../src/bridge/index.js';
 import type { BridgeConfig } from '../../../src/bridge/index.js';
 import { FakeSink, fakeBridge, idle } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 const range = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 
-test('bridge - a message whose every send ends in a lost connection is parked after the retry limit, and the next message of its unit flows (BRG-4, BRG-5, ORD-3)', async () => {
+test('bridge - a message whose every send ends in a lost connection is parked after the retry limit, and the next message of its unit flows (BRG-4, BRG-5, ORD-3)', async (context) => {
+  const cleanup = teardown(context);
   const base = fakeBridge();
   const errors = new FakeSink(base.clock, base.log, 'dead-letter');
   const { bridge, source, sink, clock } = fakeBridge({
@@ -18,6 +20,7 @@ test('bridge - a message whose every send ends in a lost connection is parked af
     retry: { delay: { kind: 'fixed', ms: 1_000 }, limit: 2 },
     errorDestination: errors,
   });
+  cleanup(() => bridge.stop());
   sink.connectionKillers.add('m1');
   await bridge.start();
   source.pushTexts('m1', 'm2', 'm3');
@@ -52,14 +55,15 @@ test('bridge - a message whose every send ends in a lost connection is parked af
   assert.equal(bridge.counters.retried, 2);
   assert.equal(bridge.counters.deadLettered, 1);
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });
 
-test('bridge - with no error destination a message that keeps losing the connection stalls its unit instead of being resent for ever (BRG-4, DLV-3)', async () => {
+test('bridge - with no error destination a message that keeps losing the connection stalls its unit instead of being resent for ever (BRG-4, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({
     ordering: 'bridge',
     retry: { delay: { kind: 'fixed', ms: 1_000 }, limit: 1 },
   });
+  cleanup(() => bridge.stop());
   sink.connectionKillers.add('m1');
   await bridge.start();
   source.pushTexts('m1', 'm2');
@@ -73,7 +77,6 @@ test('bridge - with no error destination a message that keeps losing the connect
   await bridge.resume();
   await clock.advance(5_000);
   assert.deepEqual(sink.texts, ['m1', 'm2']);
-  await bridge.stop();
 });
 
 for (const setting of [
@@ -112,8 +115,10 @@ for (const setting of [
   });
 }
 
-test('bridge - messages in flight when the connection was lost are sent again one at a time, then the bridge sends in parallel again (BRG-5)', async () => {
+test('bridge - messages in flight when the connection was lost are sent again one at a time, then the bridge sends in parallel again (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'none', concurrency: 3 });
+  cleanup(() => bridge.stop());
   await bridge.start();
   sink.hangAll();
   source.pushTexts('a', 'b', 'c', 'd', 'e', 'f');
@@ -132,5 +137,4 @@ test('bridge - messages in flight when the connection was lost are sent again on
   sink.confirmAll();
   await idle();
   assert.deepEqual(sink.texts, ['a', 'b', 'c', 'd', 'e', 'f']);
-  await bridge.stop();
 });

@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeSink, fakeBridge, idle, message } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
-test('bridge - a message the error destination refuses as poison too stalls its unit with both reasons, kept for resume (DLV-3, DLV-9)', async () => {
+test('bridge - a message the error destination refuses as poison too stalls its unit with both reasons, kept for resume (DLV-3, DLV-9)', async (context) => {
+  const cleanup = teardown(context);
   const base = fakeBridge();
   const errors = new FakeSink(base.clock, base.log, 'dead-letter');
   const { bridge, source, sink, clock, logger } = fakeBridge({
@@ -11,6 +13,7 @@ test('bridge - a message the error destination refuses as poison too stalls its 
     concurrency: 2,
     errorDestination: errors,
   });
+  cleanup(() => bridge.stop());
   sink.poisoned.add('big');
   errors.poisoned.add('big');
   await bridge.start();
@@ -38,5 +41,4 @@ test('bridge - a message the error destination refuses as poison too stalls its 
   assert.deepEqual(errors.texts, ['big']);
   assert.deepEqual(sink.texts, ['m3', 'm2']);
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });

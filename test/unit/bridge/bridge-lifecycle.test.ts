@@ -3,13 +3,16 @@ import { test } from 'node:test';
 import type { BridgeStatus } from '../../../src/bridge/index.js';
 import { EndpointConfigurationError } from '../../../src/spi/index.js';
 import { fakeBridge, idle, message } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 const range = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
 
-test('bridge - a lost target connection is re-made with backoff from minimum by the increase factor to maximum, nothing lost (BRG-5)', async () => {
+test('bridge - a lost target connection is re-made with backoff from minimum by the increase factor to maximum, nothing lost (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({
     reconnect: { minMs: 100, increaseFactor: 2, maxMs: 1_000 },
   });
+  cleanup(() => bridge.stop());
   const statuses: BridgeStatus[] = [];
   bridge.onStatusChange((change) => statuses.push(change.status));
   await bridge.start();
@@ -30,11 +33,12 @@ test('bridge - a lost target connection is re-made with backoff from minimum by 
   assert.equal(bridge.counters.reconnects, 1);
   assert.equal(bridge.counters.retried, 0, 'a lost connection is not a failed delivery');
   assert.deepEqual(statuses, ['connecting', 'connected', 'reconnecting', 'connected']);
-  await bridge.stop();
 });
 
-test('bridge - a lost source connection is re-made; what it had not settled comes again and nothing is lost (BRG-5)', async () => {
+test('bridge - a lost source connection is re-made; what it had not settled comes again and nothing is lost (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'bridge' });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 1);
   await bridge.start();
   source.pushTexts('m1', 'm2', 'm3');
@@ -51,11 +55,12 @@ test('bridge - a lost source connection is re-made; what it had not settled come
   assert.deepEqual(sink.texts, ['m1', 'm2', 'm3'], 'order kept, no duplicates');
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
   assert.equal(bridge.counters.reconnects, 1);
-  await bridge.stop();
 });
 
-test('bridge - start retries unreachable endpoints with backoff, status connecting (BRG-5)', async () => {
+test('bridge - start retries unreachable endpoints with backoff, status connecting (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.connects.failures = 2;
   const started = bridge.start();
   await idle();
@@ -70,7 +75,6 @@ test('bridge - start retries unreachable endpoints with backoff, status connecti
   source.pushTexts('m1');
   await idle();
   assert.deepEqual(sink.texts, ['m1']);
-  await bridge.stop();
 });
 
 test('bridge - stop ends a start that is still waiting for an unreachable endpoint (BRG-5, BRG-7)', async () => {
@@ -99,8 +103,10 @@ test('bridge - a misconfigured endpoint fails the bridge instead of retrying for
   assert.equal(bridge.status, 'stopped');
 });
 
-test('bridge - pause stops reading, in-flight messages finish; resume goes on; nothing lost or duplicated (BRG-7)', async () => {
+test('bridge - pause stops reading, in-flight messages finish; resume goes on; nothing lost or duplicated (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.failNext('m2', 1);
   await bridge.start();
   source.pushTexts('m1', 'm2');
@@ -116,7 +122,6 @@ test('bridge - pause stops reading, in-flight messages finish; resume goes on; n
   assert.equal(bridge.status, 'connected');
   assert.deepEqual(sink.texts, ['m1', 'm2', 'm3', 'm4']);
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3', 'm4']);
-  await bridge.stop();
 });
 
 test('bridge - stop drains in-flight messages within its deadline, then closes (BRG-7)', async () => {
@@ -137,8 +142,10 @@ test('bridge - stop drains in-flight messages within its deadline, then closes (
   assert.equal(source.available, 1, 'm3 was never read');
 });
 
-test('bridge - stop past its deadline gives unsent messages back; a restart sends them once (BRG-7)', async () => {
+test('bridge - stop past its deadline gives unsent messages back; a restart sends them once (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ stopTimeoutMs: 500 });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 1);
   await bridge.start();
   source.pushTexts('m1', 'm2');
@@ -158,12 +165,14 @@ test('bridge - stop past its deadline gives unsent messages back; a restart send
   await idle();
   assert.deepEqual(sink.texts, ['m1', 'm2']);
   assert.equal(bridge.counters.dropped, 0);
-  await bridge.stop();
 });
 
-test('bridge - one bridge stops and starts while another keeps moving messages (BRG-7)', async () => {
+test('bridge - one bridge stops and starts while another keeps moving messages (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const one = fakeBridge({ name: 'one' });
+  cleanup(() => one.bridge.stop());
   const two = fakeBridge({ name: 'two' });
+  cleanup(() => two.bridge.stop());
   await one.bridge.start();
   await two.bridge.start();
   one.source.pushTexts('a1');
@@ -178,8 +187,6 @@ test('bridge - one bridge stops and starts while another keeps moving messages (
   await one.bridge.start();
   await idle();
   assert.deepEqual(one.sink.texts, ['a1', 'a2']);
-  await two.bridge.stop();
-  await one.bridge.stop();
 });
 
 test('bridge - a sink that never confirms stops the source from being read beyond maxInFlight (BRG-5, DLV-7)', async () => {

@@ -4,6 +4,7 @@ import { Bridge, type DuplicateWindow } from '../../../src/bridge/index.js';
 import type { Delivery, Outcome, Source } from '../../../src/spi/index.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { FakeSink, FakeSource, fakeBridge, idle, message, textOf } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 /**
  * A source whose settles wait for `commit()`, as a Kafka source waits for its offset commit:
@@ -45,8 +46,10 @@ class CommittingSource implements Source {
   }
 }
 
-test('bridge - at-least-once acknowledges the source only after the target confirmed (BRG-2)', async () => {
+test('bridge - at-least-once acknowledges the source only after the target confirmed (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, log } = fakeBridge({ qos: 'at-least-once' });
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   source.pushTexts('m1');
@@ -58,11 +61,12 @@ test('bridge - at-least-once acknowledges the source only after the target confi
   await idle();
   assert.deepEqual(log, ['receive m1', 'send m1', 'ack m1']);
   assert.equal(bridge.counters.inFlight, 0);
-  await bridge.stop();
 });
 
-test('bridge - at-most-once acknowledges the source before the target send (BRG-2)', async () => {
+test('bridge - at-most-once acknowledges the source before the target send (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, log } = fakeBridge({ qos: 'at-most-once' });
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   source.pushTexts('m1');
@@ -72,7 +76,6 @@ test('bridge - at-most-once acknowledges the source before the target send (BRG-
   await idle();
   assert.deepEqual(log, ['receive m1', 'ack m1', 'send m1']);
   assert.equal(bridge.counters.dropped, 0);
-  await bridge.stop();
 });
 
 test('bridge - at-most-once loses an unsent message only at a stop deadline, and counts it in dropped (BRG-2, BRG-7)', async () => {
@@ -89,8 +92,10 @@ test('bridge - at-most-once loses an unsent message only at a stop deadline, and
   assert.ok(logger.at('error').some((m) => m.includes('at-most-once message lost')));
 });
 
-test('bridge - exactly-once drops a message whose JMSMessageID was already forwarded, and counts it (BRG-2)', async () => {
+test('bridge - exactly-once drops a message whose JMSMessageID was already forwarded, and counts it (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink } = fakeBridge({ qos: 'exactly-once' });
+  cleanup(() => bridge.stop());
   await bridge.start();
   source.push(message('m1', { id: 'ID:1' }));
   source.push(message('m2', { id: 'ID:2' }));
@@ -102,10 +107,10 @@ test('bridge - exactly-once drops a message whose JMSMessageID was already forwa
   assert.equal(bridge.counters.duplicates, 1);
   assert.equal(bridge.counters.out, 2);
   assert.equal(bridge.counters.in, 3);
-  await bridge.stop();
 });
 
-test('bridge - exactly-once records the id after the target confirmed and before the source ack (BRG-2)', async () => {
+test('bridge - exactly-once records the id after the target confirmed and before the source ack (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const seen = new Set<string>();
   const shared: { log: string[] } = { log: [] };
   const window: DuplicateWindow = {
@@ -117,16 +122,18 @@ test('bridge - exactly-once records the id after the target confirmed and before
     },
   };
   const { bridge, source, log } = fakeBridge({ qos: 'exactly-once' }, { duplicateWindow: window });
+  cleanup(() => bridge.stop());
   shared.log = log;
   await bridge.start();
   source.push(message('m1', { id: 'ID:1' }));
   await idle();
   assert.deepEqual(log, ['receive m1', 'send m1', 'record ID:1', 'ack m1']);
-  await bridge.stop();
 });
 
-test('bridge - exactly-once queues a redelivered copy behind its original instead of sending both (BRG-2)', async () => {
+test('bridge - exactly-once queues a redelivered copy behind its original instead of sending both (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink } = fakeBridge({ qos: 'exactly-once', ordering: 'none', concurrency: 4 });
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   source.push(message('m1', { id: 'ID:1' }));
@@ -137,11 +144,12 @@ test('bridge - exactly-once queues a redelivered copy behind its original instea
   await idle();
   assert.deepEqual(sink.texts, ['m1']);
   assert.equal(bridge.counters.duplicates, 1);
-  await bridge.stop();
 });
 
-test('bridge - a selector on an external source acknowledges non-matching messages and counts them as filtered (BRG-3)', async () => {
+test('bridge - a selector on an external source acknowledges non-matching messages and counts them as filtered (BRG-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink } = fakeBridge({ selector: "colour = 'red'" });
+  cleanup(() => bridge.stop());
   await bridge.start();
   source.push(message('r1', { properties: { colour: 'red' } }));
   source.push(message('b1', { properties: { colour: 'blue' } }));
@@ -152,15 +160,16 @@ test('bridge - a selector on an external source acknowledges non-matching messag
   assert.deepEqual(source.acked.sort(), ['b1', 'n1', 'r1', 'r2']);
   assert.equal(bridge.counters.filtered, 2);
   assert.equal(bridge.counters.out, 2);
-  await bridge.stop();
 });
 
 test('bridge - an invalid selector is refused when the bridge is created (BRG-3, SEL-5)', () => {
   assert.throws(() => fakeBridge({ selector: 'colour = ' }), { name: 'InvalidSelectorError' });
 });
 
-test('bridge - acknowledgements go in batches of batchSize, a partial batch after batchIntervalMs (BRG-5)', async () => {
+test('bridge - acknowledgements go in batches of batchSize, a partial batch after batchIntervalMs (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ batchSize: 3, batchIntervalMs: 200 });
+  cleanup(() => bridge.stop());
   await bridge.start();
   source.pushTexts('m1', 'm2');
   await idle();
@@ -173,10 +182,10 @@ test('bridge - acknowledgements go in batches of batchSize, a partial batch afte
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
   await clock.advance(1);
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3', 'm4'], 'the rest after the interval');
-  await bridge.stop();
 });
 
-test('bridge - acknowledgements queued while a flush is settling go together in the next flush, not one round trip each', async () => {
+test('bridge - acknowledgements queued while a flush is settling go together in the next flush, not one round trip each', async (context) => {
+  const cleanup = teardown(context);
   const clock = new FakeClock();
   const source = new CommittingSource(new FakeSource(clock));
   const sink = new FakeSink(clock);
@@ -184,6 +193,7 @@ test('bridge - acknowledgements queued while a flush is settling go together in 
     { name: 'b1', source, sink, batchSize: 100, batchIntervalMs: 1_000, maxInFlight: 10 },
     { clock },
   );
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   source.inner.pushTexts(...Array.from({ length: 10 }, (_, i) => `m${i + 1}`));
@@ -202,5 +212,4 @@ test('bridge - acknowledgements queued while a flush is settling go together in 
   await idle();
   assert.deepEqual(source.inner.acked, ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10']);
   assert.equal(bridge.counters.inFlight, 0);
-  await bridge.stop();
 });

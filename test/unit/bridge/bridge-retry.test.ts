@@ -8,9 +8,12 @@ import {
   ERROR_TIME,
 } from '../../../src/bridge/index.js';
 import { FakeSink, fakeBridge, idle, message } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
-test('bridge - a failing message is retried before any later message of its unit while other units pass (ORD-3, ORD-4)', async () => {
+test('bridge - a failing message is retried before any later message of its unit while other units pass (ORD-3, ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'key', concurrency: 2 });
+  cleanup(() => bridge.stop());
   sink.failNext('a1', 2);
   await bridge.start();
   source.push(message('a1', { group: 'A' }));
@@ -31,11 +34,12 @@ test('bridge - a failing message is retried before any later message of its unit
   );
   assert.equal(bridge.counters.retried, 2);
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });
 
-test('bridge - the source ordering key wins over the group property (ORD-3)', async () => {
+test('bridge - the source ordering key wins over the group property (ORD-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'key', concurrency: 2 });
+  cleanup(() => bridge.stop());
   sink.failNext('p1', 1);
   await bridge.start();
   source.push(message('p1', { group: 'X' }), 'partition-0');
@@ -45,11 +49,12 @@ test('bridge - the source ordering key wins over the group property (ORD-3)', as
   assert.deepEqual(sink.texts, ['q1'], 'p2 waits behind p1 (same partition) although its group differs');
   await clock.advance(1_000);
   assert.deepEqual(sink.texts, ['q1', 'p1', 'p2']);
-  await bridge.stop();
 });
 
-test('bridge - with ordering bridge a failing message holds every later one (ORD-3)', async () => {
+test('bridge - with ordering bridge a failing message holds every later one (ORD-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'bridge', concurrency: 4 });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 1);
   await bridge.start();
   source.push(message('m1', { group: 'A' }));
@@ -58,11 +63,12 @@ test('bridge - with ordering bridge a failing message holds every later one (ORD
   assert.deepEqual(sink.texts, []);
   await clock.advance(1_000);
   assert.deepEqual(sink.texts, ['m1', 'm2']);
-  await bridge.stop();
 });
 
-test('bridge - with ordering none a failing message holds nothing (ORD-3)', async () => {
+test('bridge - with ordering none a failing message holds nothing (ORD-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'none', concurrency: 1 });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 1);
   await bridge.start();
   source.pushTexts('m1', 'm2', 'm3');
@@ -74,13 +80,14 @@ test('bridge - with ordering none a failing message holds nothing (ORD-3)', asyn
   );
   await clock.advance(1_000);
   assert.deepEqual(sink.texts, ['m2', 'm3', 'm1']);
-  await bridge.stop();
 });
 
-test('bridge - a fixed retry delay spaces the attempts evenly (BRG-4, DLV-1)', async () => {
+test('bridge - a fixed retry delay spaces the attempts evenly (BRG-4, DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 250 }, limit: -1 },
   });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 3);
   await bridge.start();
   const start = clock.now();
@@ -91,10 +98,10 @@ test('bridge - a fixed retry delay spaces the attempts evenly (BRG-4, DLV-1)', a
     [0, 250, 500, 750],
   );
   assert.deepEqual(sink.texts, ['m1']);
-  await bridge.stop();
 });
 
-test('bridge - an exponential retry delay grows to its cap, with jitter from the injected random (BRG-4)', async () => {
+test('bridge - an exponential retry delay grows to its cap, with jitter from the injected random (BRG-4)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge(
     {
       retry: {
@@ -104,6 +111,7 @@ test('bridge - an exponential retry delay grows to its cap, with jitter from the
     },
     { random: () => 0.2 },
   );
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 5);
   await bridge.start();
   const start = clock.now();
@@ -113,11 +121,12 @@ test('bridge - an exponential retry delay grows to its cap, with jitter from the
   // 100, 300, 900, 1000 (capped), 1000, each shortened by jitter × random = 0.5 × 0.2 = 10%.
   assert.deepEqual(gaps, [90, 270, 810, 900, 900]);
   assert.equal(sink.attempts[0]!.at, start);
-  await bridge.stop();
 });
 
-test('bridge - retries carry the delivery count and the redelivered flag the runtime keeps (BRG-4, MSG-2)', async () => {
+test('bridge - retries carry the delivery count and the redelivered flag the runtime keeps (BRG-4, MSG-2)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 2);
   await bridge.start();
   source.pushTexts('m1');
@@ -130,16 +139,17 @@ test('bridge - retries carry the delivery count and the redelivered flag the run
       [3, true],
     ],
   );
-  await bridge.stop();
 });
 
-test('bridge - after the retry limit the message goes to the error destination with origin, reason and delivery count (BRG-4, DLV-2, DLV-3)', async () => {
+test('bridge - after the retry limit the message goes to the error destination with origin, reason and delivery count (BRG-4, DLV-2, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const base = fakeBridge();
   const errors = new FakeSink(base.clock, base.log, 'dead-letter');
   const { bridge, source, sink, clock } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 2 },
     errorDestination: errors,
   });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 10);
   await bridge.start();
   source.pushTexts('m1', 'm2');
@@ -170,16 +180,17 @@ test('bridge - after the retry limit the message goes to the error destination w
   assert.equal(counters.deadLettered, 1);
   assert.equal(counters.retried, 2);
   assert.equal(counters.dropped, 0);
-  await bridge.stop();
 });
 
-test('bridge - a poison message goes to the error destination at once, without retries (DLV-9, BRG-4)', async () => {
+test('bridge - a poison message goes to the error destination at once, without retries (DLV-9, BRG-4)', async (context) => {
+  const cleanup = teardown(context);
   const base = fakeBridge();
   const errors = new FakeSink(base.clock, base.log, 'dead-letter');
   const { bridge, source, sink } = fakeBridge({
     errorDestination: errors,
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 5 },
   });
+  cleanup(() => bridge.stop());
   sink.poisoned.add('bad');
   await bridge.start();
   source.pushTexts('bad', 'good');
@@ -191,13 +202,14 @@ test('bridge - a poison message goes to the error destination at once, without r
   assert.deepEqual(sink.texts, ['good']);
   assert.equal(bridge.counters.retried, 0);
   assert.equal(bridge.counters.deadLettered, 1);
-  await bridge.stop();
 });
 
-test('bridge - an error destination that is down is retried until it takes the message; nothing is lost (DLV-3, BRG-5)', async () => {
+test('bridge - an error destination that is down is retried until it takes the message; nothing is lost (DLV-3, BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const base = fakeBridge();
   const errors = new FakeSink(base.clock, base.log, 'dead-letter');
   const { bridge, source, sink, clock } = fakeBridge({ errorDestination: errors });
+  cleanup(() => bridge.stop());
   sink.poisoned.add('bad');
   await bridge.start();
   errors.drop();
@@ -213,15 +225,16 @@ test('bridge - an error destination that is down is retried until it takes the m
     ['reject'],
   );
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });
 
-test('bridge - with no error destination a message at its limit stalls its unit, status failed, until resume (BRG-4, DLV-3)', async () => {
+test('bridge - with no error destination a message at its limit stalls its unit, status failed, until resume (BRG-4, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock, logger } = fakeBridge({
     ordering: 'key',
     concurrency: 2,
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 1 },
   });
+  cleanup(() => bridge.stop());
   sink.failNext('a1', 3);
   await bridge.start();
   source.push(message('a1', { group: 'A' }));
@@ -250,13 +263,14 @@ test('bridge - with no error destination a message at its limit stalls its unit,
   assert.equal(bridge.status, 'connected');
   assert.equal(bridge.counters.discarded, 0);
   assert.equal(bridge.counters.dropped, 0);
-  await bridge.stop();
 });
 
-test('bridge - with onLimit drop and no error destination the message is rejected and counted as discarded (BRG-4, DLV-3)', async () => {
+test('bridge - with onLimit drop and no error destination the message is rejected and counted as discarded (BRG-4, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, logger } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 0, onLimit: 'drop' },
   });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 1);
   await bridge.start();
   source.pushTexts('m1', 'm2');
@@ -271,13 +285,14 @@ test('bridge - with onLimit drop and no error destination the message is rejecte
   assert.equal(bridge.counters.discarded, 1);
   assert.equal(bridge.counters.dropped, 0);
   assert.ok(logger.at('warn').some((m) => m.includes('discarded')));
-  await bridge.stop();
 });
 
-test('bridge - a target that asks to back off is retried after its delay without using up the limit (BRG-4, DLV-7)', async () => {
+test('bridge - a target that asks to back off is retried after its delay without using up the limit (BRG-4, DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 0 },
   });
+  cleanup(() => bridge.stop());
   sink.backOff('m1', 3, 500);
   await bridge.start();
   const start = clock.now();
@@ -290,13 +305,14 @@ test('bridge - a target that asks to back off is retried after its delay without
   assert.deepEqual(sink.texts, ['m1']);
   assert.equal(bridge.counters.retried, 0);
   assert.equal(bridge.counters.deadLettered + bridge.counters.discarded, 0);
-  await bridge.stop();
 });
 
-test('bridge - a bridge that cannot send warns once per reason, not on every retry (BRG-4)', async () => {
+test('bridge - a bridge that cannot send warns once per reason, not on every retry (BRG-4)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock, logger } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: -1 },
   });
+  cleanup(() => bridge.stop());
   sink.failNext('m1', 5, new Error('disk full'));
   await bridge.start();
   source.pushTexts('m1');
@@ -311,5 +327,4 @@ test('bridge - a bridge that cannot send warns once per reason, not on every ret
   assert.deepEqual(sink.texts, ['m1']);
   assert.ok(logger.at('info').includes('bridge sends again'));
   assert.equal(bridge.counters.lastError?.message, 'Error: quota exceeded');
-  await bridge.stop();
 });

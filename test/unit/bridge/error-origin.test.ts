@@ -18,6 +18,7 @@ import {
 import { type Message, Queue, TextMessage, type Topic } from '../../../src/index.js';
 import { type TestEngine, testEngine } from '../../helpers/engine.js';
 import { FakeSink, FakeSource, idle, message, textOf } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 async function produce(t: TestEngine, destination: Queue | Topic, texts: string[]): Promise<void> {
   const connection = t.connect();
@@ -62,8 +63,10 @@ function parkingBridge(t: TestEngine, source: BridgeConfig['source'], name = 'or
   );
 }
 
-test('bridge - a message parked from an internal queue source names the queue as its origin and the bridge apart (BRG-4, DLV-3)', async () => {
+test('bridge - a message parked from an internal queue source names the queue as its origin and the bridge apart (BRG-4, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   const orders = await t.engine.createQueue('orders');
   await produce(t, orders, ['bad', 'good']);
@@ -76,11 +79,12 @@ test('bridge - a message parked from an internal queue source names the queue as
   assert.equal(parked!.getStringProperty(ERROR_ORIGIN), 'queue://orders');
   assert.equal(parked!.getStringProperty(ERROR_BRIDGE), 'orders-out');
   assert.match(parked!.getStringProperty(ERROR_REASON)!, /^poison: /);
-  await t.close();
 });
 
-test('bridge - a message parked from a durable topic source names the topic as its origin (BRG-4, DST-3)', async () => {
+test('bridge - a message parked from a durable topic source names the topic as its origin (BRG-4, DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   const prices = await t.engine.createTopic('prices');
   const bridge = parkingBridge(
@@ -100,11 +104,12 @@ test('bridge - a message parked from a durable topic source names the topic as i
   const [parked] = browse(t, 'errors');
   assert.equal(parked!.getStringProperty(ERROR_ORIGIN), 'topic://prices');
   assert.equal(parked!.getStringProperty(ERROR_BRIDGE), 'prices-out');
-  await t.close();
 });
 
-test('bridge - replay to origin sends a message the bridge parked back to its internal source queue, bridge properties removed', async () => {
+test('bridge - replay to origin sends a message the bridge parked back to its internal source queue, bridge properties removed', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   const orders = await t.engine.createQueue('orders');
   await produce(t, orders, ['bad']);
@@ -113,6 +118,7 @@ test('bridge - replay to origin sends a message the bridge parked back to its in
   await idle();
   await bridge.stop();
   const operations = new DestinationOperations(t.engine);
+  cleanup(() => operations.close());
   assert.deepEqual(await operations.move('errors', 'origin'), { moved: 1 });
   const [back] = await drain(t, 'orders');
   assert.equal(textOf(back!), 'bad');
@@ -120,12 +126,12 @@ test('bridge - replay to origin sends a message the bridge parked back to its in
   assert.equal(back!.deliveryCount, 1, 'the delivery count starts again');
   for (const name of [ERROR_ORIGIN, ERROR_BRIDGE, ERROR_REASON, ERROR_TIME])
     assert.equal(back!.propertyExists(name), false, `${name} removed`);
-  await operations.close();
-  await t.close();
 });
 
-test('bridge - replay to origin refuses a message parked from an external source and says to give a target; an explicit target works', async () => {
+test('bridge - replay to origin refuses a message parked from an external source and says to give a target; an explicit target works', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('retry-here');
   const source = new FakeSource(t.clock);
@@ -139,6 +145,7 @@ test('bridge - replay to origin refuses a message parked from an external source
   assert.equal(parked!.getStringProperty(ERROR_BRIDGE), 'amqp-in');
 
   const operations = new DestinationOperations(t.engine);
+  cleanup(() => operations.close());
   await assert.rejects(
     operations.move('errors', 'origin'),
     (error: Error) =>
@@ -154,6 +161,4 @@ test('bridge - replay to origin refuses a message parked from an external source
   );
   assert.deepEqual(await operations.move('errors', 'queue://retry-here'), { moved: 1 });
   assert.deepEqual((await drain(t, 'retry-here')).map(textOf), ['bad']);
-  await operations.close();
-  await t.close();
 });

@@ -13,6 +13,7 @@ import {
 import { type Message, Queue, Topic, TextMessage } from '../../../src/index.js';
 import { type TestEngine, testEngine } from '../../helpers/engine.js';
 import { FakeSink, FlakySink, idle, textOf } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 async function produce(
   t: TestEngine,
@@ -64,8 +65,10 @@ function remaining(t: TestEngine, queue: Queue): number {
 const acknowledged = (t: TestEngine, queue: Queue) =>
   t.engine.destinationStatistics(queue).messagesAcknowledged;
 
-test('bridge - internal queue to internal queue moves every message in order, properties kept (BRG-1)', async () => {
+test('bridge - internal queue to internal queue moves every message in order, properties kept (BRG-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   const output = new Queue('out');
   await produce(t, input, [{ text: 'm1', properties: { colour: 'red' } }, { text: 'm2' }, { text: 'm3' }]);
@@ -73,6 +76,7 @@ test('bridge - internal queue to internal queue moves every message in order, pr
     source: new InternalSource({ engine: t.engine, destination: input }),
     sink: new InternalSink({ engine: t.engine, destination: 'queue://out' }),
   });
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   const moved = await drain(t, output);
@@ -80,12 +84,12 @@ test('bridge - internal queue to internal queue moves every message in order, pr
   assert.equal(moved[0]!.getStringProperty('colour'), 'red');
   assert.equal(remaining(t, input), 0);
   assert.equal(bridge.counters.out, 3);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - an internal queue source with a selector leaves non-matching messages on the queue (BRG-3, SEL-7)', async () => {
+test('bridge - an internal queue source with a selector leaves non-matching messages on the queue (BRG-3, SEL-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(t, input, [
     { text: 'r1', properties: { colour: 'red' } },
@@ -102,11 +106,12 @@ test('bridge - an internal queue source with a selector leaves non-matching mess
   assert.deepEqual((await drain(t, new Queue('out'))).map(textOf), ['r1', 'r2']);
   assert.deepEqual((await drain(t, input)).map(textOf), ['b1'], 'the blue message stays');
   assert.equal(bridge.counters.filtered, 0, 'the engine filtered, not the runtime');
-  await t.close();
 });
 
-test('bridge - a durable topic source with a selector keeps matching messages while stopped and drops the rest (BRG-3, DST-3)', async () => {
+test('bridge - a durable topic source with a selector keeps matching messages while stopped and drops the rest (BRG-3, DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const topic = new Topic('prices');
   const output = new Queue('out');
   const bridge = internalBridge(t, {
@@ -118,6 +123,7 @@ test('bridge - a durable topic source with a selector keeps matching messages wh
     }),
     sink: new InternalSink({ engine: t.engine, destination: output }),
   });
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   await bridge.stop();
@@ -130,12 +136,12 @@ test('bridge - a durable topic source with a selector keeps matching messages wh
   await bridge.start();
   await idle();
   assert.deepEqual((await drain(t, output)).map(textOf), ['r1', 'r2']);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - order is kept at an internal target across a failing sink (ORD-3)', async () => {
+test('bridge - order is kept at an internal target across a failing sink (ORD-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   const output = new Queue('out');
   await produce(
@@ -150,17 +156,18 @@ test('bridge - order is kept at an internal target across a failing sink (ORD-3)
     source: new InternalSource({ engine: t.engine, destination: input }),
     sink,
   });
+  cleanup(() => bridge.stop());
   await bridge.start();
   await t.clock.advance(1_000);
   assert.deepEqual((await drain(t, output)).map(textOf), ['m1', 'm2', 'm3', 'm4', 'm5']);
   assert.equal(bridge.counters.retried, 3);
   assert.equal(remaining(t, input), 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - an internal error destination receives the message with origin, reason and delivery count (BRG-4, DLV-3)', async () => {
+test('bridge - an internal error destination receives the message with origin, reason and delivery count (BRG-4, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(t, input, [{ text: 'bad' }, { text: 'good' }]);
   const sink = new FlakySink(new InternalSink({ engine: t.engine, destination: 'queue://out' }));
@@ -171,6 +178,7 @@ test('bridge - an internal error destination receives the message with origin, r
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 1 },
     errorDestination: new InternalSink({ engine: t.engine, destination: 'queue://dlq' }),
   });
+  cleanup(() => bridge.stop());
   await bridge.start();
   await t.clock.advance(100);
   await idle();
@@ -182,8 +190,6 @@ test('bridge - an internal error destination receives the message with origin, r
   assert.match(dead[0]!.getStringProperty(ERROR_REASON)!, /retry limit 1 reached/);
   assert.deepEqual((await drain(t, new Queue('out'))).map(textOf), ['good']);
   assert.equal(remaining(t, input), 0, 'rejected means acknowledged');
-  await bridge.stop();
-  await t.close();
 });
 
 test('bridge - a bridge selector is refused on an internal source: the source takes it (BRG-3)', () => {
@@ -199,11 +205,14 @@ test('bridge - a bridge selector is refused on an internal source: the source ta
   );
 });
 
-test('bridge - an internal source acknowledges out-of-order settles in receive order (BRG-2)', async () => {
+test('bridge - an internal source acknowledges out-of-order settles in receive order (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(t, input, [{ text: 'm1' }, { text: 'm2' }, { text: 'm3' }]);
   const source = new InternalSource({ engine: t.engine, destination: input });
+  cleanup(() => source.close());
   await source.connect(receiveSignal());
   const [d1, d2, d3] = [
     await source.receive(receiveSignal()),
@@ -220,15 +229,16 @@ test('bridge - an internal source acknowledges out-of-order settles in receive o
   await d1.settle({ kind: 'ack' });
   assert.equal(acknowledged(t, input), 3);
   assert.equal(remaining(t, input), 0);
-  await source.close();
-  await t.close();
 });
 
-test('bridge - an internal source puts a retried message back without redelivering ones already settled (BRG-2)', async () => {
+test('bridge - an internal source puts a retried message back without redelivering ones already settled (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(t, input, [{ text: 'm1' }, { text: 'm2' }, { text: 'm3' }]);
   const source = new InternalSource({ engine: t.engine, destination: input });
+  cleanup(() => source.close());
   await source.connect(receiveSignal());
   const d1 = await source.receive(receiveSignal());
   const d2 = await source.receive(receiveSignal());
@@ -242,12 +252,12 @@ test('bridge - an internal source puts a retried message back without redeliveri
   assert.equal(textOf(next.message), 'm3', 'm2 came back from recover() and was acknowledged silently');
   await next.settle({ kind: 'ack' });
   assert.equal(remaining(t, input), 0);
-  await source.close();
-  await t.close();
 });
 
-test('bridge - a transacted internal source commits once every delivery of the transaction is settled (BRG-2)', async () => {
+test('bridge - a transacted internal source commits once every delivery of the transaction is settled (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(t, input, [{ text: 'm1' }, { text: 'm2' }, { text: 'm3' }]);
   const source = new InternalSource({
@@ -256,6 +266,7 @@ test('bridge - a transacted internal source commits once every delivery of the t
     session: 'transacted',
     transactionSize: 2,
   });
+  cleanup(() => source.close());
   await source.connect(receiveSignal());
   const d1 = await source.receive(receiveSignal());
   const d2 = await source.receive(receiveSignal());
@@ -274,12 +285,12 @@ test('bridge - a transacted internal source commits once every delivery of the t
   assert.equal(textOf(d3.message), 'm3');
   await d3.settle({ kind: 'ack' });
   assert.equal(remaining(t, input), 0);
-  await source.close();
-  await t.close();
 });
 
-test('bridge - a transacted internal source end to end through a bridge with parallel units (BRG-1, ORD-4)', async () => {
+test('bridge - a transacted internal source end to end through a bridge with parallel units (BRG-1, ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(
     t,
@@ -299,6 +310,7 @@ test('bridge - a transacted internal source end to end through a bridge with par
     ordering: 'key',
     concurrency: 2,
   });
+  cleanup(() => bridge.stop());
   await bridge.start();
   await t.clock.advance(1_000);
   const out = (await drain(t, new Queue('out'))).map(textOf);
@@ -311,12 +323,12 @@ test('bridge - a transacted internal source end to end through a bridge with par
     ['b1', 'b2'],
   );
   assert.equal(remaining(t, input), 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - stopping a bridge over internal endpoints loses and duplicates nothing (BRG-7)', async () => {
+test('bridge - stopping a bridge over internal endpoints loses and duplicates nothing (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   const output = new Queue('out');
   const texts = Array.from({ length: 10 }, (_, i) => `m${i + 1}`);
@@ -345,11 +357,12 @@ test('bridge - stopping a bridge over internal endpoints loses and duplicates no
   const moved = (await drain(t, output)).map(textOf);
   assert.deepEqual([...moved].sort(), [...texts].sort(), 'every message once');
   assert.equal(remaining(t, input), 0);
-  await t.close();
 });
 
-test('bridge - lag over an internal queue counts what the bridge holds and what waits on the queue', async () => {
+test('bridge - lag over an internal queue counts what the bridge holds and what waits on the queue', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const input = new Queue('in');
   await produce(
     t,
@@ -360,6 +373,7 @@ test('bridge - lag over an internal queue counts what the bridge holds and what 
   sink.hangAll();
   const source = new InternalSource({ engine: t.engine, destination: input });
   const bridge = internalBridge(t, { source, sink, maxInFlight: 2 });
+  cleanup(() => bridge.stop());
   assert.equal(bridge.counters.lag, 0, 'a source not connected does not know its backlog');
   await bridge.start();
   await idle();
@@ -372,18 +386,20 @@ test('bridge - lag over an internal queue counts what the bridge holds and what 
     assert.equal(bridge.counters.lag, 5 - sent, `after ${sent} confirmed`);
   }
   assert.equal(remaining(t, input), 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - the backlog of a durable topic source is its subscription, of a non-durable one unknown', async () => {
+test('bridge - the backlog of a durable topic source is its subscription, of a non-durable one unknown', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const durable = new InternalSource({
     engine: t.engine,
     destination: 'topic://prices',
     durable: { clientId: 'lag', name: 'sub' },
   });
+  cleanup(() => durable.close());
   const plain = new InternalSource({ engine: t.engine, destination: 'topic://prices' });
+  cleanup(() => plain.close());
   await durable.connect(receiveSignal());
   await plain.connect(receiveSignal());
   await produce(t, new Topic('prices'), [{ text: 'p1' }, { text: 'p2' }]);
@@ -393,7 +409,4 @@ test('bridge - the backlog of a durable topic source is its subscription, of a n
   await delivery.settle({ kind: 'ack' });
   assert.equal(durable.backlog(), 1);
   assert.equal(plain.backlog(), undefined);
-  await durable.close();
-  await plain.close();
-  await t.close();
 });

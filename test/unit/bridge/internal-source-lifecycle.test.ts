@@ -9,6 +9,7 @@ import { Bridge, type BridgeConfig, InternalSource } from '../../../src/bridge/i
 import { DeliveryMode, type Queue, TextMessage } from '../../../src/index.js';
 import { type TestEngine, testEngine } from '../../helpers/engine.js';
 import { FakeSink, idle, textOf } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 async function produce(t: TestEngine, queue: Queue, texts: string[], persistent = true): Promise<void> {
   const connection = t.connect();
@@ -61,11 +62,14 @@ async function stopWithin(t: TestEngine, bridge: Bridge, ms: number): Promise<vo
   await stopping;
 }
 
-test('bridge - a restart counts one delivery for a message the target was still sending, not two (SES-4, DLV-2)', async () => {
+test('bridge - a restart counts one delivery for a message the target was still sending, not two (SES-4, DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await ordersWithLimitOne(t);
   await produce(t, orders, ['m1']);
   const { sink, bridge } = setUp(t);
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   await idle();
@@ -80,14 +84,15 @@ test('bridge - a restart counts one delivery for a message the target was still 
   assert.deepEqual(sink.texts, ['m1']);
   assert.equal(sink.attempts.at(-1)!.deliveryCount, 2, 'the bridge had it once before the restart');
   assert.equal(parked(t), 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - a message that arrives while the bridge is paused and stopped is not counted as delivered (SES-4, DLV-2)', async () => {
+test('bridge - a message that arrives while the bridge is paused and stopped is not counted as delivered (SES-4, DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await ordersWithLimitOne(t);
   const { sink, bridge } = setUp(t);
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   await bridge.pause();
@@ -109,14 +114,15 @@ test('bridge - a message that arrives while the bridge is paused and stopped is 
   );
   assert.deepEqual(sink.texts, ['m1'], 'one failure is within the redelivery limit of 1');
   assert.equal(parked(t), 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - a paused internal source holds nothing: the queue keeps every message, uncounted, until resume takes them in order (BRG-7)', async () => {
+test('bridge - a paused internal source holds nothing: the queue keeps every message, uncounted, until resume takes them in order (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await t.engine.createQueue('orders');
   const { sink, bridge } = setUp(t);
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   await bridge.pause();
@@ -138,15 +144,16 @@ test('bridge - a paused internal source holds nothing: the queue keeps every mes
     [1, 1, 1],
   );
   assert.equal(t.engine.destinationStatistics(orders).messagesCurrent, 0);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - pausing with messages already read lets them finish and leaves the rest on the queue, in order (BRG-7)', async () => {
+test('bridge - pausing with messages already read lets them finish and leaves the rest on the queue, in order (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await t.engine.createQueue('orders');
   await produce(t, orders, ['m1', 'm2', 'm3', 'm4']);
   const { sink, bridge } = setUp(t, { maxInFlight: 2 });
+  cleanup(() => bridge.stop());
   sink.hangAll();
   await bridge.start();
   await idle();
@@ -166,17 +173,19 @@ test('bridge - pausing with messages already read lets them finish and leaves th
   await bridge.resume();
   await idle();
   assert.deepEqual(sink.texts, ['m1', 'm2', 'm3', 'm4']);
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - a message that reaches the internal source as the bridge pauses is passed on, not held (BRG-7)', async () => {
+test('bridge - a message that reaches the internal source as the bridge pauses is passed on, not held (BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await t.engine.createQueue('orders');
   const { sink, bridge } = setUp(t);
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   const connection = t.connect();
+  cleanup(() => connection.close());
   const producer = connection.createSession().createProducer(orders);
   producer.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
   const sent = producer.send(new TextMessage('m1'));
@@ -193,13 +202,12 @@ test('bridge - a message that reaches the internal source as the bridge pauses i
   await bridge.resume();
   await idle();
   assert.deepEqual(sink.texts, ['m1']);
-  await connection.close();
-  await bridge.stop();
-  await t.close();
 });
 
-test('bridge - a paused durable topic source leaves published messages in its subscription, uncounted (BRG-7, DST-3)', async () => {
+test('bridge - a paused durable topic source leaves published messages in its subscription, uncounted (BRG-7, DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const prices = await t.engine.createTopic('prices');
   const sink = new FakeSink(t.clock);
   const bridge = new Bridge(
@@ -215,10 +223,12 @@ test('bridge - a paused durable topic source leaves published messages in its su
     },
     { clock: t.clock },
   );
+  cleanup(() => bridge.stop());
   await bridge.start();
   await idle();
   await bridge.pause();
   const connection = t.connect();
+  cleanup(() => connection.close());
   const producer = connection.createSession().createProducer(prices);
   for (const text of ['p1', 'p2']) await producer.send(new TextMessage(text));
   await idle();
@@ -236,7 +246,4 @@ test('bridge - a paused durable topic source leaves published messages in its su
       ['p2', 1],
     ],
   );
-  await connection.close();
-  await bridge.stop();
-  await t.close();
 });

@@ -30,6 +30,7 @@ import { NotConnectedError } from '../../../src/spi/index.js';
 import { FileStore } from '../../../src/store/file-store.js';
 import { FakeClock, settle } from '../../helpers/fake-clock.js';
 import { FakeSink, FakeSource, RecordingLogger, message } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
 /** A file store whose writes stop reaching the disk once `crashAfter` matched a commit that landed. */
 class CrashingStore implements MessageStore, ForwardedIdStore {
@@ -210,7 +211,8 @@ test('bridge - exactly-once into an engine queue: a target write that fails leav
   });
 });
 
-test('bridge - exactly-once rebuilds its window from a target that lists what it committed (BRG-2)', async () => {
+test('bridge - exactly-once rebuilds its window from a target that lists what it committed (BRG-2)', async (context) => {
+  const cleanup = teardown(context);
   const clock = new FakeClock();
   const source = new FakeSource(clock);
   const queried: { maxEntries: number; notBefore?: number }[] = [];
@@ -221,6 +223,7 @@ test('bridge - exactly-once rebuilds its window from a target that lists what it
     },
   });
   const bridge = new Bridge({ name: 'rebuilt', source, sink, qos: 'exactly-once' }, { clock });
+  cleanup(() => bridge.stop());
   await bridge.start();
   source.push(message('m1', { id: 'ID:m1' }));
   source.push(message('m2'));
@@ -228,10 +231,10 @@ test('bridge - exactly-once rebuilds its window from a target that lists what it
   assert.deepEqual(sink.texts, ['m2'], 'm1 is at the target already: not sent again');
   assert.equal(bridge.counters.duplicates, 1);
   assert.deepEqual(queried, [{ maxEntries: 100_000 }], 'read as far back as the window keeps');
-  await bridge.stop();
 });
 
-test('bridge - a message sent again after a lost connection or a restart counts as a possible duplicate where the target cannot tell', async () => {
+test('bridge - a message sent again after a lost connection or a restart counts as a possible duplicate where the target cannot tell', async (context) => {
+  const cleanup = teardown(context);
   const clock = new FakeClock();
   const source = new FakeSource(clock);
   const sink = new FakeSink(clock);
@@ -245,6 +248,7 @@ test('bridge - a message sent again after a lost connection or a restart counts 
     },
     { clock },
   );
+  cleanup(() => bridge.stop());
   await bridge.start();
   // m1: its send ends with the connection lost, so it may have arrived; it is sent again.
   sink.failNext('m1', 1, new NotConnectedError('connection lost'));
@@ -274,9 +278,8 @@ test('bridge - a message sent again after a lost connection or a restart counts 
 
   const { lastError: _lastError, ...counters } = bridge.counters;
   const engine = new JmsEngine({ store: new MemoryStore(), clock });
+  cleanup(() => engine.close());
   const metrics = renderMetrics(engine, [{ name: bridge.name, status: bridge.status, counters }]);
   assert.match(metrics, /# TYPE jms_gateway_bridge_possible_duplicates_total counter/);
   assert.match(metrics, /^jms_gateway_bridge_possible_duplicates_total\{bridge="plain"\} 2$/m);
-  await engine.close();
-  await bridge.stop();
 });

@@ -8,6 +8,7 @@ import { runCli } from '../../../src/cli/program.js';
 import { Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
+import { teardown } from '../../helpers/teardown.js';
 
 /** A command's output, in lines, and an io for `runCli` that captures it. */
 function capture(
@@ -106,10 +107,13 @@ test('cli admin commands - send, browse with a selector, and status against a ru
   assert.match(status.out.join('\n'), /queue:\/\/orders\s+3\s+0\s+0/);
 });
 
-test('cli admin commands - status shows pending messages by cause, a column for each cause (DST-9)', async () => {
+test('cli admin commands - status shows pending messages by cause, a column for each cause (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await pendingForEachCause(t, { scheduled: 2 });
   const server = await startAdminServer({ engine: t.engine, port: 0 });
+  cleanup(() => server.close());
   const status = capture({ JMS_GATEWAY_ADMIN_URL: server.url });
   assert.equal(await adminCommand('status', [], status.io), 0);
   const [header, row] = status.out;
@@ -118,8 +122,6 @@ test('cli admin commands - status shows pending messages by cause, a column for 
     /^destination\s+current\s+pending\s+consumers\s+uncommitted\s+scheduled\s+redeliveryDelay\s+unacknowledged\s+errorDestinationFull$/,
   );
   assert.match(row!, /^queue:\/\/orders\s+0\s+4\s+1\s+1\s+2\s+0\s+1\s+0$/);
-  await server.close();
-  await t.close();
 });
 
 test('cli admin commands - send --count prints a summary, ids only with --ids or --json, progress on stderr', async (tc) => {

@@ -33,10 +33,25 @@ export class MemoryBroker {
   readonly settled: { topic: string; outcome: Outcome['kind'] }[] = [];
   readonly created: { role: 'source' | 'sink'; config: MemoryConfig; context: ConnectorContext }[] = [];
   readonly #waiters: (() => void)[] = [];
+  readonly #changeListeners = new Set<() => void>();
 
   publish(topic: string, message: Message): void {
     this.#topic(topic).push(message);
     for (const wake of this.#waiters.splice(0)) wake();
+    this.#changed();
+  }
+
+  /**
+   * Calls `listener` whenever a topic, a settlement or a send under way changes (tests wait on
+   * this rather than on time); returns the function that removes it.
+   */
+  onChange(listener: () => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => this.#changeListeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const listener of this.#changeListeners) listener();
   }
 
   #topic(topic: string): Message[] {
@@ -98,6 +113,7 @@ export class MemoryBroker {
               settle: (outcome) => {
                 this.settled.push({ topic, outcome: outcome.kind });
                 if (outcome.kind === 'retry') this.#topic(topic).unshift(message);
+                this.#changed();
                 return Promise.resolve();
               },
             };
@@ -119,6 +135,7 @@ export class MemoryBroker {
     return {
       connect: () => Promise.resolve(),
       send: async (message, signal) => {
+        this.#changed();
         if (hang) await new Promise<never>(() => {});
         if (sendDelayMs > 0)
           await new Promise<void>((resolve, reject) => {
@@ -133,6 +150,7 @@ export class MemoryBroker {
             );
           });
         this.#topic(topic).push(message);
+        this.#changed();
       },
       close: () => Promise.resolve(),
     };

@@ -19,20 +19,14 @@ import {
   setXPathLimits,
   xpathLimits,
 } from '../../../src/jms/selector/index.js';
+import { FakeClock } from '../../helpers/fake-clock.js';
+import { statusChanges, until } from '../../helpers/until.js';
 import { MemoryBroker, fakeRegistry } from '../config/fake-connectors.js';
 
 /** A configuration from YAML lines, with the fake `memory` connector; in memory, no admin API. */
 function configOf(broker: MemoryBroker, ...lines: string[]): GatewayConfig {
   const text = ['store: { memory: true }', 'admin: { enabled: false }', ...lines].join('\n');
   return parseConfig(text, 'gw.yaml', { registry: fakeRegistry(broker), env: {} }).config;
-}
-
-async function until(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const texts = (messages: readonly Message[] | undefined) =>
@@ -102,7 +96,7 @@ test("gateway - broker endpoints are built through the registry, with the runtim
     us.setStringProperty('region', 'US');
     broker.publish('orders.in', eu);
     broker.publish('orders.in', us);
-    await until(() => broker.settled.length === 2, 'both settled');
+    await until(() => broker.settled.length === 2, 'both settled', [broker.onChange.bind(broker)]);
     assert.equal(broker.topics.get('orders.eu')?.length, 1);
     assert.equal(gateway.bridge('orders')?.counters.filtered, 1);
     const contexts = created.map(({ role, config, context }) => ({
@@ -140,7 +134,9 @@ test('gateway - the bridge control lists status and counters, pauses, resumes an
   const gateway = await Gateway.start(config, silentGatewayLogger);
   try {
     const control = gateway.control;
-    await until(() => control.list()[0]?.status === 'connected', 'busy connected');
+    const busy = statusChanges(gateway.bridge('busy'));
+    const idle = statusChanges(gateway.bridge('idle'));
+    await until(() => control.list()[0]?.status === 'connected', 'busy connected', [busy]);
     assert.deepEqual(
       control.list().map(({ name, status, source, target }) => ({ name, status, source, target })),
       [
@@ -158,9 +154,9 @@ test('gateway - the bridge control lists status and counters, pauses, resumes an
 
     await assert.rejects(control.pause('idle'), /not running/);
     await control.restart('idle');
-    await until(() => control.list()[1]?.status === 'connected', 'idle started by restart');
+    await until(() => control.list()[1]?.status === 'connected', 'idle started by restart', [idle]);
     await control.restart('busy');
-    await until(() => control.list()[0]?.status === 'connected', 'busy restarted');
+    await until(() => control.list()[0]?.status === 'connected', 'busy restarted', [busy]);
     await assert.rejects(control.pause('nope'), /there is no bridge 'nope'/);
     assert.equal((await fetch(`${gateway.adminUrl!}/bridges/nope/pause`, { method: 'POST' })).status, 404);
   } finally {
@@ -183,8 +179,15 @@ test('gateway - stop lets in-flight messages finish and gives back the rest, los
     ),
     silentGatewayLogger,
   );
-  await until(() => (broker.topics.get('out')?.length ?? 0) >= 4, 'some sent');
-  assert.deepEqual(await gateway.stop(5_000), { clean: true });
+  let stopped: { clean: boolean } | undefined;
+  try {
+    await until(() => (broker.topics.get('out')?.length ?? 0) >= 4, 'some sent', [
+      broker.onChange.bind(broker),
+    ]);
+  } finally {
+    stopped = await gateway.stop(5_000);
+  }
+  assert.deepEqual(stopped, { clean: true });
   const out = texts(broker.topics.get('out'));
   const back = texts(broker.topics.get('in'));
   assert.ok(out.length >= 4);
@@ -195,6 +198,7 @@ test('gateway - stop lets in-flight messages finish and gives back the rest, los
 test('gateway - a stop that passes its deadline closes anyway and says so', async () => {
   const broker = new MemoryBroker();
   broker.publish('in', new TextMessage('stuck'));
+  const clock = new FakeClock();
   const gateway = await Gateway.start(
     configOf(
       broker,
@@ -205,11 +209,26 @@ test('gateway - a stop that passes its deadline closes anyway and says so', asyn
       '    stopTimeoutMs: 60000',
     ),
     silentGatewayLogger,
+    { clock },
   );
-  await until(() => gateway.bridge('stuck')?.counters.inFlight === 1, 'the send under way');
-  const started = Date.now();
-  assert.deepEqual(await gateway.stop(200), { clean: false });
-  assert.ok(Date.now() - started < 2_000);
+  let stopping: Promise<{ clean: boolean }> | undefined;
+  try {
+    await until(() => gateway.bridge('stuck')?.counters.inFlight === 1, 'the send under way', [
+      broker.onChange.bind(broker),
+    ]);
+    let result: { clean: boolean } | undefined;
+    stopping = gateway.stop(200);
+    void stopping.then((r) => (result = r));
+    await clock.advance(199);
+    assert.equal(result, undefined, 'the stop waits for the stuck bridge until its deadline');
+    await clock.advance(1);
+    assert.deepEqual(await stopping, { clean: false });
+  } finally {
+    // Moved past the deadline whatever failed above, so the stop always ends.
+    stopping ??= gateway.stop(200);
+    await clock.advance(200);
+    await stopping;
+  }
 });
 
 test('gateway - check reports what building would refuse, with the path of the item', async () => {
@@ -253,13 +272,16 @@ test('gateway - a restart on the same file store keeps messages and recovered de
   const { config } = parseConfig(text, 'gw.yaml', { registry: fakeRegistry(), env: {} });
   try {
     const first = await Gateway.start(config, silentGatewayLogger);
-    const connection = first.connectionFactory.createConnection();
-    const session = connection.createSession();
-    const producer = session.createProducer(session.createQueue('kept'));
-    producer.setDeliveryMode(DeliveryMode.PERSISTENT);
-    await producer.send(new TextMessage('survives'));
-    await connection.close();
-    await first.stop(5_000);
+    try {
+      const connection = first.connectionFactory.createConnection();
+      const session = connection.createSession();
+      const producer = session.createProducer(session.createQueue('kept'));
+      producer.setDeliveryMode(DeliveryMode.PERSISTENT);
+      await producer.send(new TextMessage('survives'));
+      await connection.close();
+    } finally {
+      await first.stop(5_000);
+    }
 
     const second = await Gateway.start(config, silentGatewayLogger);
     try {
@@ -301,7 +323,9 @@ test('gateway - credentials of secret fields never reach the logs or the bridge 
   };
   const gateway = await Gateway.start(config, capture({}));
   try {
-    await until(() => gateway.bridge('in')?.status === 'connected', 'connected');
+    await until(() => gateway.bridge('in')?.status === 'connected', 'connected', [
+      statusChanges(gateway.bridge('in')),
+    ]);
     const logged = lines.join('\n');
     assert.ok(logged.includes('source for memory://user:***@broker'), logged);
     assert.ok(!logged.includes('hunter2'), logged);
@@ -337,9 +361,14 @@ test('gateway - an exactly-once bridge keeps its duplicate window in the file st
   try {
     const before = new MemoryBroker();
     const first = await Gateway.start(configFor(before), silentGatewayLogger);
-    before.publish('in', order('order-1'));
-    await until(() => first.bridge('once')?.counters.out === 1, 'the first forward');
-    await first.stop(5_000);
+    try {
+      before.publish('in', order('order-1'));
+      await until(() => first.bridge('once')?.counters.out === 1, 'the first forward', [
+        before.onChange.bind(before),
+      ]);
+    } finally {
+      await first.stop(5_000);
+    }
 
     // The source hands order-1 over again (its acknowledgement was lost), then a new order.
     const after = new MemoryBroker();
@@ -347,8 +376,10 @@ test('gateway - an exactly-once bridge keeps its duplicate window in the file st
     try {
       after.publish('in', order('order-1'));
       after.publish('in', order('order-2'));
-      await until(() => second.bridge('once')?.counters.in === 2, 'both reads');
-      await until(() => after.settled.length === 2, 'both settled at the source');
+      await until(() => second.bridge('once')?.counters.in === 2, 'both reads', [after.onChange.bind(after)]);
+      await until(() => after.settled.length === 2, 'both settled at the source', [
+        after.onChange.bind(after),
+      ]);
       assert.equal(second.bridge('once')?.counters.duplicates, 1);
       assert.equal(second.bridge('once')?.counters.out, 1);
       const connection = second.connectionFactory.createConnection();

@@ -1,39 +1,47 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { Gateway, SecretMask } from '../../../src/gateway/index.js';
 import { createRootLogger } from '../../../src/gateway/root-logger.js';
 import { uniqueName } from '../../helpers/names.js';
 import { closedPort } from '../../helpers/ports.js';
+import { type ChangeSource, until } from '../../helpers/until.js';
 
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** The gateway on `yaml` with the built-in connectors, logging through the real root logger into `lines`. */
-async function gatewayLogging(yaml: string, env: Record<string, string>, token: string) {
+/**
+ * The gateway on `yaml` with the built-in connectors, logging through the real root logger into
+ * `lines`; `logged` tells of each line, for waiting on one. Stopped after the test.
+ */
+async function gatewayLogging(t: TestContext, yaml: string, env: Record<string, string>, token: string) {
   const { config } = parseConfig(yaml, 'gw.yaml', { registry: builtinRegistry, env });
   const lines: string[] = [];
+  const listeners = new Set<() => void>();
+  const logged: ChangeSource = (wake) => {
+    listeners.add(wake);
+    return () => listeners.delete(wake);
+  };
   const mask = new SecretMask();
   const logger = createRootLogger({
     ...config.log,
     mask,
     env: {},
-    output: { write: (t) => void lines.push(t) },
+    output: {
+      write: (line) => {
+        lines.push(line);
+        for (const wake of listeners) wake();
+      },
+    },
   });
   const gateway = await Gateway.start(config, logger, { mask, adminToken: token, adminPort: 0 });
-  return { gateway, lines, logger };
+  t.after(() => gateway.stop(5_000));
+  return { gateway, lines, logger, logged };
 }
 
 test('logging - a connection error to a broker from ${AMQP_URL} shows host and port, never the password', async (t) => {
   const port = await closedPort();
   const token = `tok-${uniqueName('admin')}`;
-  const { gateway, lines, logger } = await gatewayLogging(
+  const { gateway, lines, logger, logged } = await gatewayLogging(
+    t,
     [
       'store: { memory: true }',
       'bridges:',
@@ -53,12 +61,13 @@ test('logging - a connection error to a broker from ${AMQP_URL} shows host and p
     },
     token,
   );
-  t.after(() => gateway.stop(5_000));
   const cannotConnect = (bridge: string) =>
     lines.find((line) => line.includes('bridge cannot connect') && line.includes(`"bridge":"${bridge}"`));
   await until(
     () => cannotConnect('orders') !== undefined && cannotConnect('user-info') !== undefined,
     'both warnings',
+    [logged],
+    20_000,
   );
   for (const bridge of ['orders', 'user-info'])
     assert.ok(cannotConnect(bridge)!.includes(`127.0.0.1:${port}`), cannotConnect(bridge));
@@ -73,7 +82,8 @@ test('logging - a connection error to a broker from ${AMQP_URL} shows host and p
 
 test('logging - kafka brokers from ${KAFKA_BROKERS} stay readable in connection errors', async (t) => {
   const port = await closedPort();
-  const { gateway, lines } = await gatewayLogging(
+  const { lines, logged } = await gatewayLogging(
+    t,
     [
       'store: { memory: true }',
       'bridges:',
@@ -85,9 +95,8 @@ test('logging - kafka brokers from ${KAFKA_BROKERS} stay readable in connection 
     { KAFKA_BROKERS: `127.0.0.1:${port}` },
     `tok-${uniqueName('admin')}`,
   );
-  t.after(() => gateway.stop(5_000));
   const warning = () => lines.find((line) => line.includes('bridge cannot connect'));
-  await until(() => warning() !== undefined, 'the warning');
+  await until(() => warning() !== undefined, 'the warning', [logged], 20_000);
   assert.ok(warning()!.includes(`127.0.0.1:${port}`), warning());
   assert.ok(!warning()!.includes('***'), warning());
 });

@@ -1,21 +1,10 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { builtinRegistry } from '../../../connectors/index.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { Gateway, silentGatewayLogger } from '../../../src/gateway/index.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
-
-async function until(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { statusChanges, until } from '../../helpers/until.js';
 
 async function get(url: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url);
@@ -26,7 +15,7 @@ async function get(url: string): Promise<{ status: number; body: unknown }> {
  * A gateway with a healthy bridge and one, `broken`, whose source queue is deleted and which is
  * then restarted: it cannot open the queue (autoCreateDestinations is off), an operator must act.
  */
-async function gatewayWithFailedBridge(readiness: 'required' | 'ignored') {
+async function gatewayWithFailedBridge(t: TestContext, readiness: 'required' | 'ignored') {
   const clock = new FakeClock(Date.UTC(2026, 5, 1, 12, 0, 0));
   const { config } = parseConfig(
     [
@@ -48,18 +37,22 @@ async function gatewayWithFailedBridge(readiness: 'required' | 'ignored') {
     { registry: builtinRegistry, env: {} },
   );
   const gateway = await Gateway.start(config, silentGatewayLogger, { clock, adminPort: 0 });
+  t.after(() => gateway.stop(5_000));
   const admin = gateway.adminUrl!;
-  await until(() => gateway.bridge('healthy')?.status === 'connected', 'healthy connected');
+  await until(() => gateway.bridge('healthy')?.status === 'connected', 'healthy connected', [
+    statusChanges(gateway.bridge('healthy')),
+  ]);
   const before = await get(`${admin}/ready`);
   await fetch(`${admin}/destinations/queue/gone`, { method: 'DELETE' });
   await fetch(`${admin}/bridges/broken/restart`, { method: 'POST' });
-  await until(() => gateway.bridge('broken')?.status === 'failed', 'broken failed');
+  await until(() => gateway.bridge('broken')?.status === 'failed', 'broken failed', [
+    statusChanges(gateway.bridge('broken')),
+  ]);
   return { gateway, admin, before, clock };
 }
 
 test('health - /ready answers 503 naming each failed bridge, its reason and since when', async (t) => {
-  const { gateway, admin, before, clock } = await gatewayWithFailedBridge('required');
-  t.after(() => gateway.stop(5_000));
+  const { admin, before, clock } = await gatewayWithFailedBridge(t, 'required');
   assert.deepEqual(before, { status: 200, body: { ready: true, failed: [] } });
   const ready = await get(`${admin}/ready`);
   assert.equal(ready.status, 503);
@@ -82,8 +75,7 @@ test('health - /ready answers 503 naming each failed bridge, its reason and sinc
 });
 
 test("health - a bridge with readiness 'ignored' is listed by /ready but does not make it 503", async (t) => {
-  const { gateway, admin } = await gatewayWithFailedBridge('ignored');
-  t.after(() => gateway.stop(5_000));
+  const { admin } = await gatewayWithFailedBridge(t, 'ignored');
   const ready = await get(`${admin}/ready`);
   assert.equal(ready.status, 200);
   const body = ready.body as { ready: boolean; failed: { bridge: string; readiness: string }[] };
@@ -95,11 +87,12 @@ test("health - a bridge with readiness 'ignored' is listed by /ready but does no
 });
 
 test('health - /ready is 200 again once the failed bridge runs', async (t) => {
-  const { gateway, admin } = await gatewayWithFailedBridge('required');
-  t.after(() => gateway.stop(5_000));
+  const { gateway, admin } = await gatewayWithFailedBridge(t, 'required');
   await gateway.engine.createQueue('gone');
   await fetch(`${admin}/bridges/broken/restart`, { method: 'POST' });
-  await until(async () => (await get(`${admin}/ready`)).status === 200, '/ready 200');
+  await until(async () => (await get(`${admin}/ready`)).status === 200, '/ready 200', [
+    statusChanges(gateway.bridge('broken')),
+  ]);
   assert.deepEqual((await get(`${admin}/ready`)).body, { ready: true, failed: [] });
 });
 

@@ -13,6 +13,7 @@ import {
   TextMessage,
 } from '../../../src/index.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { teardown } from '../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -33,7 +34,8 @@ function ref(id: string, seq: number) {
 
 const queue = { kind: 'queue' as const, name: 'q', options: {} };
 
-test('recovery - references in seq order are restored in that order, one message shared by its references (PER-1)', async () => {
+test('recovery - references in seq order are restored in that order, one message shared by its references (PER-1)', async (context) => {
+  const cleanup = teardown(context);
   const engine = await JmsEngine.open({
     store: storeReturning({
       destinations: [queue],
@@ -42,8 +44,8 @@ test('recovery - references in seq order are restored in that order, one message
       maxSeq: 2,
     }),
   });
+  cleanup(() => engine.close());
   assert.equal(engine.destinationStatistics('queue://q').messagesCurrent, 2);
-  await engine.close();
 });
 
 test('recovery - a store handing back references out of seq order stops the start with a clear error (PER-1)', async () => {
@@ -70,7 +72,8 @@ async function openOn(store: MemoryStore, clock: FakeClock, factory: ConnectionF
   return { engine, connection };
 }
 
-test('recovery - a delivery count and the rest of a redelivery delay survive a restart (PER-2, DLV-1)', async () => {
+test('recovery - a delivery count and the rest of a redelivery delay survive a restart (PER-2, DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const store = new MemoryStore();
   const clock = new FakeClock();
   const before = await openOn(store, clock, { redeliveryDelay: 5_000 });
@@ -85,6 +88,8 @@ test('recovery - a delivery count and the rest of a redelivery delay survive a r
   await clock.advance(2_000);
 
   const after = await openOn(store, clock);
+  cleanup(() => after.connection.close());
+  cleanup(() => after.engine.close());
   const again = after.connection.createSession().createConsumer(new Queue('q'));
   assert.equal(await again.receiveNoWait(), null, '3 s of the delay are left');
   assert.equal(after.engine.destinationStatistics('queue://q').pendingMessagesByCause.redeliveryDelay, 1);
@@ -94,11 +99,10 @@ test('recovery - a delivery count and the rest of a redelivery delay survive a r
   const back = await again.receiveNoWait();
   assert.equal(back?.getIntProperty('JMSXDeliveryCount'), 2);
   assert.equal(back?.getJMSRedelivered(), true);
-  await after.connection.close();
-  await after.engine.close();
 });
 
-test('recovery - a message the crash left delivered with its redeliveries used up goes to the error destination, not to a consumer (PER-1, DLV-2)', async () => {
+test('recovery - a message the crash left delivered with its redeliveries used up goes to the error destination, not to a consumer (PER-1, DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const store = new MemoryStore();
   const clock = new FakeClock();
   const before = await openOn(store, clock);
@@ -126,7 +130,7 @@ test('recovery - a message the crash left delivered with its redeliveries used u
   await after.engine.flush();
 
   const third = await openOn(store, clock);
+  cleanup(() => third.engine.close());
   const q = third.engine.destinationStatistics('queue://q');
   assert.equal(q.messagesCurrent + q.messagesPending, 0, 'the move was stored: nothing comes back');
-  await third.engine.close();
 });

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DeliveryMode, Session, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
+import { teardown } from '../../helpers/teardown.js';
 
-test('statistics - pending messages and bytes by cause, per destination and summed in the totals (DST-9)', async () => {
+test('statistics - pending messages and bytes by cause, per destination and summed in the totals (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 5000 });
+  cleanup(() => t.close());
   const connection = t.connect();
   const client = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const tx = connection.createSession(true);
@@ -57,11 +60,12 @@ test('statistics - pending messages and bytes by cause, per destination and summ
     errorDestinationFull: 0,
   });
   assert.equal(totals.bytesPending, 33);
-  await t.close();
 });
 
-test('statistics - a topic high-water mark is the most its subscriptions held at once, not the sum of their own maxima (DST-9)', async () => {
+test('statistics - a topic high-water mark is the most its subscriptions held at once, not the sum of their own maxima (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const topic = session.createTopic('t');
   const a = session.createConsumer(topic);
@@ -75,11 +79,12 @@ test('statistics - a topic high-water mark is the most its subscriptions held at
   const stats = t.engine.destinationStatistics(topic);
   assert.equal(stats.messagesHighWater, 4);
   assert.equal(stats.bytesHighWater, 4);
-  await t.close();
 });
 
-test("statistics - the totals' high-water mark is the most the gateway held at once (DST-9)", async () => {
+test("statistics - the totals' high-water mark is the most the gateway held at once (DST-9)", async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   for (const name of ['first', 'second']) {
     const queue = session.createQueue(name);
@@ -96,5 +101,4 @@ test("statistics - the totals' high-water mark is the most the gateway held at o
   );
   assert.equal(totals.messagesHighWater, 3, 'the queues never held 3 each at the same time');
   assert.equal(totals.bytesHighWater, 3);
-  await t.close();
 });

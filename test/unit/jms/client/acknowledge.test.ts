@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { type Message, Session, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -13,8 +14,10 @@ async function fill(session: Session, name: string, count: number) {
   return queue;
 }
 
-test('acknowledge - AUTO removes a message once receive returns (SES-2)', async () => {
+test('acknowledge - AUTO removes a message once receive returns (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession();
   const queue = await fill(session, 'q', 1);
@@ -24,11 +27,12 @@ test('acknowledge - AUTO removes a message once receive returns (SES-2)', async 
   await connection.close();
   const again = t.connect().createSession().createConsumer(queue);
   assert.equal(await again.receiveNoWait(), null);
-  await t.close();
 });
 
-test('acknowledge - CLIENT policy All acknowledges everything the session received (SES-2)', async () => {
+test('acknowledge - CLIENT policy All acknowledges everything the session received (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ acknowledgePolicy: 'all' });
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = await fill(session, 'q', 3);
@@ -40,11 +44,12 @@ test('acknowledge - CLIENT policy All acknowledges everything the session receiv
   assert.equal(t.engine.destinationStatistics(queue).messagesPending, 0);
   await connection.close();
   assert.equal(t.engine.destinationStatistics(queue).messagesCurrent, 0);
-  await t.close();
 });
 
-test('acknowledge - CLIENT policy Previous acknowledges only up to and including that message (SES-2)', async () => {
+test('acknowledge - CLIENT policy Previous acknowledges only up to and including that message (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ acknowledgePolicy: 'previous' });
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = await fill(session, 'q', 3);
@@ -60,11 +65,12 @@ test('acknowledge - CLIENT policy Previous acknowledges only up to and including
   assert.equal(text(back), 'm2');
   assert.equal(back.getJMSRedelivered(), true);
   assert.equal(await other.receiveNoWait(), null);
-  await t.close();
 });
 
-test('acknowledge - recover() redelivers every unacknowledged message, marked redelivered, oldest first (SES-3, ORD-2)', async () => {
+test('acknowledge - recover() redelivers every unacknowledged message, marked redelivered, oldest first (SES-3, ORD-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = await fill(session, 'q', 3);
   const consumer = session.createConsumer(queue);
@@ -87,11 +93,12 @@ test('acknowledge - recover() redelivers every unacknowledged message, marked re
     again.map((m) => m!.getIntProperty('JMSXDeliveryCount')),
     [2, 2, 1],
   );
-  await t.close();
 });
 
-test('acknowledge - rolling back a transacted receive makes it available again with JMSXDeliveryCount 2 (SES-2)', async () => {
+test('acknowledge - rolling back a transacted receive makes it available again with JMSXDeliveryCount 2 (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const queue = await fill(connection.createSession(), 'q', 1);
   const tx = connection.createSession(true);
@@ -106,11 +113,12 @@ test('acknowledge - rolling back a transacted receive makes it available again w
   await tx.commit();
   assert.equal(await consumer.receiveNoWait(), null);
   assert.equal(t.engine.destinationStatistics(queue).messagesPending, 0);
-  await t.close();
 });
 
-test('acknowledge - a transaction commits its sends and receives together; rollback discards its sends (SES-2)', async () => {
+test('acknowledge - a transaction commits its sends and receives together; rollback discards its sends (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const plain = connection.createSession();
   const input = await fill(plain, 'in', 1);
@@ -133,11 +141,12 @@ test('acknowledge - a transaction commits its sends and receives together; rollb
   await tx.rollback();
   assert.equal(await outConsumer.receiveNoWait(), null);
   assert.equal(t.engine.destinationStatistics(output).messagesPending, 0);
-  await t.close();
 });
 
-test('acknowledge - a failed store commit rolls the transaction back (SES-2, PER-3)', async () => {
+test('acknowledge - a failed store commit rolls the transaction back (SES-2, PER-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const queue = await fill(connection.createSession(), 'q', 1);
   const tx = connection.createSession(true);
@@ -150,11 +159,12 @@ test('acknowledge - a failed store commit rolls the transaction back (SES-2, PER
   assert.equal(text(back), 'm0');
   assert.equal(back.getJMSRedelivered(), true);
   assert.equal(await consumer.receiveNoWait(), null, 'the rolled-back send never appears');
-  await t.close();
 });
 
-test('acknowledge - a listener that throws in AUTO mode gets the message again (SES-4)', async () => {
+test('acknowledge - a listener that throws in AUTO mode gets the message again (SES-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const errors: Error[] = [];
   connection.setExceptionListener((error) => errors.push(error));
@@ -174,11 +184,12 @@ test('acknowledge - a listener that throws in AUTO mode gets the message again (
       t.engine.destinationStatistics(queue).messagesCurrent,
     0,
   );
-  await t.close();
 });
 
-test('acknowledge - closing a consumer makes its unacknowledged messages available again as redelivered (SES-4)', async () => {
+test('acknowledge - closing a consumer makes its unacknowledged messages available again as redelivered (SES-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = await fill(session, 'q', 2);
   const consumer = session.createConsumer(queue);
@@ -188,11 +199,12 @@ test('acknowledge - closing a consumer makes its unacknowledged messages availab
   const m = (await next.receiveNoWait())!;
   assert.equal(text(m), 'm0');
   assert.equal(m.getJMSRedelivered(), true);
-  await t.close();
 });
 
-test('acknowledge - NO_ACKNOWLEDGE removes a message at delivery (SES-2)', async () => {
+test('acknowledge - NO_ACKNOWLEDGE removes a message at delivery (SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession(false, Session.NO_ACKNOWLEDGE);
   const queue = await fill(session, 'q', 1);
   await session.createConsumer(queue).receiveNoWait();
@@ -200,11 +212,12 @@ test('acknowledge - NO_ACKNOWLEDGE removes a message at delivery (SES-2)', async
   assert.equal(stats.messagesPending + stats.messagesCurrent, 0);
   await session.recover();
   assert.equal(await session.createConsumer(queue).receiveNoWait(), null);
-  await t.close();
 });
 
-test('acknowledge - listeners of one session run one at a time, in order (SES-5)', async () => {
+test('acknowledge - listeners of one session run one at a time, in order (SES-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = await fill(session, 'q', 5);
   const order: string[] = [];
@@ -223,7 +236,6 @@ test('acknowledge - listeners of one session run one at a time, in order (SES-5)
   await done;
   assert.equal(overlap, false);
   assert.deepEqual(order, ['m0', 'm1', 'm2', 'm3', 'm4']);
-  await t.close();
 });
 
 test('acknowledge - MessagesMaximum bounds what is in flight to a listener (SES-6)', async () => {

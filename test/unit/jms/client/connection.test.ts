@@ -11,11 +11,14 @@ import {
 } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
-test('connection - created stopped: nothing is delivered until start, and stop pauses delivery (SES-1)', async () => {
+test('connection - created stopped: nothing is delivered until start, and stop pauses delivery (SES-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect({ start: false });
   const session = connection.createSession();
   const queue = session.createQueue('q');
@@ -29,11 +32,12 @@ test('connection - created stopped: nothing is delivered until start, and stop p
   assert.equal(await consumer.receiveNoWait(), null, 'sends are allowed while stopped, delivery is not');
   connection.start();
   assert.equal(text(await consumer.receiveNoWait()), 'b');
-  await t.close();
 });
 
-test('connection - closing makes a pending receive return null and closing twice is a no-op (SES-1)', async () => {
+test('connection - closing makes a pending receive return null and closing twice is a no-op (SES-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const consumer = connection.createSession().createConsumer(connection.createSession().createQueue('q'));
   const pending = consumer.receive();
@@ -41,11 +45,12 @@ test('connection - closing makes a pending receive return null and closing twice
   assert.equal(await pending, null);
   await connection.close();
   assert.throws(() => connection.createSession(), /connection is closed/);
-  await t.close();
 });
 
-test('connection - closing rolls back open transactions and returns CLIENT-mode messages unacknowledged (SES-1)', async () => {
+test('connection - closing rolls back open transactions and returns CLIENT-mode messages unacknowledged (SES-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const setup = t.connect().createSession();
   const queue = setup.createQueue('q');
   const producer = setup.createProducer(queue);
@@ -62,7 +67,6 @@ test('connection - closing rolls back open transactions and returns CLIENT-mode 
   assert.deepEqual([text(first), first?.getJMSRedelivered()], ['one', true]);
   assert.equal(text(await after.receiveNoWait()), 'two');
   assert.equal(await after.receiveNoWait(), null);
-  await t.close();
 });
 
 for (const transacted of [false, true]) {
@@ -85,8 +89,10 @@ for (const transacted of [false, true]) {
   });
 }
 
-test('connection - client id: set once, before use, unique across connections (SES-1)', async () => {
+test('connection - client id: set once, before use, unique across connections (SES-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const a = t.connect({ start: false });
   a.setClientID('app');
   assert.throws(() => a.setClientID('again'), /only be set once/);
@@ -97,17 +103,19 @@ test('connection - client id: set once, before use, unique across connections (S
   await a.close();
   const c = t.connect({ start: false });
   c.setClientID('app');
-  await t.close();
 });
 
-test('connection - an unknown acknowledge mode is refused with the valid ones named', async () => {
+test('connection - an unknown acknowledge mode is refused with the valid ones named', (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   assert.throws(() => t.connect().createSession(false, 9 as never), /acknowledge mode 9 is not valid/);
-  await t.close();
 });
 
-test('connection - a temporary queue is consumed only by its own connection and deleted with it (DST-5)', async () => {
+test('connection - a temporary queue is consumed only by its own connection and deleted with it (DST-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const owner = t.connect();
   const stranger = t.connect();
   const session = owner.createSession();
@@ -123,11 +131,12 @@ test('connection - a temporary queue is consumed only by its own connection and 
   assert.equal(text(await session.createConsumer(temporary).receiveNoWait()), 'x');
   await owner.close();
   assert.throws(() => stranger.createSession().createProducer(temporary), InvalidDestinationError);
-  await t.close();
 });
 
-test('connection - a temporary destination cannot be deleted while consumed, and refuses durable subscriptions (DST-5)', async () => {
+test('connection - a temporary destination cannot be deleted while consumed, and refuses durable subscriptions (DST-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect({ clientId: 'c' });
   const session = connection.createSession();
   const queue = session.createTemporaryQueue();
@@ -140,11 +149,12 @@ test('connection - a temporary destination cannot be deleted while consumed, and
     () => session.createDurableSubscriber(session.createTemporaryTopic(), 'd'),
     /temporary topic/,
   );
-  await t.close();
 });
 
-test('connection - a requestor gets the reply matched by correlation id, or null after its timeout (SES-7)', async () => {
+test('connection - a requestor gets the reply matched by correlation id, or null after its timeout (SES-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const serverSession = t.connect().createSession();
   const service = serverSession.createQueue('service');
   const replier = serverSession.createProducer();
@@ -155,6 +165,7 @@ test('connection - a requestor gets the reply matched by correlation id, or null
     await replier.send(request.getJMSReplyTo()!, reply);
   });
   const requestor = new Requestor(t.connect().createSession(), service, 5000);
+  cleanup(() => requestor.close());
   const [a, b] = await Promise.all([
     requestor.request(new TextMessage('a')),
     requestor.request(new TextMessage('b')),
@@ -164,12 +175,12 @@ test('connection - a requestor gets the reply matched by correlation id, or null
   await settle();
   await t.clock.advance(2000);
   assert.equal(await unanswered, null);
-  await requestor.close();
-  await t.close();
 });
 
-test('connection - deleting a destination closes its consumers and fails new ones (DST-6)', async () => {
+test('connection - deleting a destination closes its consumers and fails new ones (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const errors: Error[] = [];
   connection.setExceptionListener((e) => errors.push(e));
@@ -181,5 +192,4 @@ test('connection - deleting a destination closes its consumers and fails new one
   assert.equal(await waiting, null);
   assert.match(errors[0]?.message ?? '', /destination 'queue:\/\/doomed' was deleted/);
   assert.throws(() => session.createConsumer(queue), InvalidDestinationError);
-  await t.close();
 });

@@ -13,14 +13,17 @@ import {
   TextMessage,
 } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const marker = (name: string): StoreOperation => ({
   op: 'putDestination',
   destination: { kind: 'queue', name, options: {} },
 });
 
-test('producer - storeWith operations are written in the same commit as a persistent message (PER-1)', async () => {
+test('producer - storeWith operations are written in the same commit as a persistent message (PER-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q');
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('q'));
@@ -33,11 +36,12 @@ test('producer - storeWith operations are written in the same commit as a persis
     [...stored.refs].map((ref) => ref.backlog),
     ['queue://q'],
   );
-  await t.close();
 });
 
-test('producer - storeWith operations are stored even when the message itself is not (PER-1)', async () => {
+test('producer - storeWith operations are stored even when the message itself is not (PER-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q');
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('q'));
@@ -46,11 +50,12 @@ test('producer - storeWith operations are stored even when the message itself is
   const stored = await t.store.recover();
   assert.ok(stored.destinations.some((d) => d.name === 'still-stored'));
   assert.deepEqual([...stored.refs], [], 'the non-persistent message is not stored');
-  await t.close();
 });
 
-test('producer - storeWith is refused in a transacted session, whose sends are stored at commit', async () => {
+test('producer - storeWith is refused in a transacted session, whose sends are stored at commit', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q');
   const session = t.connect().createSession(true, Session.SESSION_TRANSACTED);
   const producer = session.createProducer(session.createQueue('q'));
@@ -59,5 +64,4 @@ test('producer - storeWith is refused in a transacted session, whose sends are s
     (error: unknown) =>
       error instanceof IllegalStateError && /not for transacted sessions/.test(error.message),
   );
-  await t.close();
 });

@@ -3,12 +3,15 @@ import { test } from 'node:test';
 import { DeliveryMode, InvalidDestinationError, Queue, Session, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const texts = (messages: ({ getText(): string | null } | null)[]) =>
   messages.map((m) => m?.getText() ?? null);
 
-test('queue - each message goes to exactly one of several consumers (DST-1)', async () => {
+test('queue - each message goes to exactly one of several consumers (DST-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const a = session.createConsumer(queue);
@@ -22,11 +25,12 @@ test('queue - each message goes to exactly one of several consumers (DST-1)', as
     received.push((m as TextMessage).getText()!);
   }
   assert.deepEqual(received.sort(), Array.from({ length: 10 }, (_, i) => `m${i}`).sort());
-  await t.close();
 });
 
-test('queue - higher priority first, then send order (DST-1, ORD-1)', async () => {
+test('queue - higher priority first, then send order (DST-1, ORD-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -42,11 +46,12 @@ test('queue - higher priority first, then send order (DST-1, ORD-1)', async () =
   const got = [];
   for (let i = 0; i < sends.length; i++) got.push(await consumer.receiveNoWait());
   assert.deepEqual(texts(got as TextMessage[]), ['b9', 'd9', 'a4', 'e4', 'c0']);
-  await t.close();
 });
 
-test('queue - a destination with keys sorts by them instead (DST-1)', async () => {
+test('queue - a destination with keys sorts by them instead (DST-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('sorted', { keys: [{ property: 'rank', direction: 'ascending' }] });
   const session = t.connect().createSession();
   const queue = session.createQueue('sorted');
@@ -61,11 +66,12 @@ test('queue - a destination with keys sorts by them instead (DST-1)', async () =
   const got = [];
   for (let i = 0; i < 4; i++) got.push(await consumer.receiveNoWait());
   assert.deepEqual(texts(got as TextMessage[]), ['r1', 'r2', 'r3', 'none']);
-  await t.close();
 });
 
-test('queue - a pending receive gets the next message sent; receive(timeout) returns null after it (SES-5)', async () => {
+test('queue - a pending receive gets the next message sent; receive(timeout) returns null after it (SES-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const consumer = session.createConsumer(queue);
@@ -81,11 +87,12 @@ test('queue - a pending receive gets the next message sent; receive(timeout) ret
   await t.clock.advance(1);
   assert.equal(await timed, null);
   assert.equal(await consumer.receiveNoWait(), null);
-  await t.close();
 });
 
-test('queue - the producer sets provider headers at send, overwriting what the sender set (MSG-1)', async () => {
+test('queue - the producer sets provider headers at send, overwriting what the sender set (MSG-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const message = new TextMessage('x');
@@ -105,7 +112,6 @@ test('queue - the producer sets provider headers at send, overwriting what the s
   assert.ok(received.getJMSDestination()?.equals(queue));
   assert.equal(received.getIntProperty('JMSXDeliveryCount'), 1);
   assert.equal(received.getJMSRedelivered(), false);
-  await t.close();
 });
 
 test('queue - message ids are unique across sends and engines (MSG-1)', async () => {
@@ -124,8 +130,10 @@ test('queue - message ids are unique across sends and engines (MSG-1)', async ()
   assert.equal(ids.size, 100);
 });
 
-test('queue - bad sends get JMS-named errors that say what was wrong', async () => {
+test('queue - bad sends get JMS-named errors that say what was wrong', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('q'));
   await assert.rejects(producer.send(new TextMessage('x'), { priority: 10 }), /priority 10 is out of range/);
@@ -136,11 +144,12 @@ test('queue - bad sends get JMS-named errors that say what was wrong', async () 
   assert.throws(() => producer.setTimeToLive(-5), /time to live -5/);
   await assert.rejects(session.createProducer().send(new TextMessage('x')), InvalidDestinationError);
   await assert.rejects(session.createProducer().send(null as never, new TextMessage('x')), /no destination/);
-  await t.close();
 });
 
-test('queue - a browser shows available messages in order, through a selector, without consuming (DST-7)', async () => {
+test('queue - a browser shows available messages in order, through a selector, without consuming (DST-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession();
   const queue = session.createQueue('q');
@@ -159,11 +168,12 @@ test('queue - a browser shows available messages in order, through a selector, w
   assert.equal(browser.getMessageSelector(), 'n >= 2');
   assert.deepEqual(texts([...browser] as TextMessage[]), ['m2', 'm3']);
   assert.equal(t.engine.destinationStatistics(queue).messagesCurrent, 3);
-  await t.close();
 });
 
-test('queue - statistics count current and pending messages and bytes by cause (DST-9)', async () => {
+test('queue - statistics count current and pending messages and bytes by cause (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = session.createQueue('stats');
@@ -189,10 +199,10 @@ test('queue - statistics count current and pending messages and bytes by cause (
   assert.equal(stats.consumersCurrent, 1);
   assert.equal(stats.messagesHighWater, 5);
   assert.equal(t.engine.statistics().totals.messagesPending, 3);
-  await t.close();
 });
 
-test('queue - an unknown destination is created on first use unless deleted or auto-create is off (DST-6)', async () => {
+test('queue - an unknown destination is created on first use unless deleted or auto-create is off (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { autoCreateDestinations: false });
   const session = t.connect().createSession();
   assert.throws(
@@ -203,16 +213,18 @@ test('queue - an unknown destination is created on first use unless deleted or a
   session.createConsumer(new Queue('yes'));
   await t.close();
   const auto = testEngine();
+  cleanup(() => auto.close());
   const s2 = auto.connect().createSession();
   s2.createProducer(new Queue('made'));
   assert.ok(auto.engine.destinations().some((d) => d.name === 'made'));
   await auto.engine.deleteDestination('queue://made');
   assert.throws(() => s2.createProducer(new Queue('made')), /it was deleted/);
-  await auto.close();
 });
 
-test('queue - a selector consumer takes the matching messages already there and leaves the others (SEL-7)', async () => {
+test('queue - a selector consumer takes the matching messages already there and leaves the others (SEL-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -236,14 +248,14 @@ test('queue - a selector consumer takes the matching messages already there and 
     texts([await all.receiveNoWait(), await all.receiveNoWait(), await all.receiveNoWait()] as TextMessage[]),
     ['blue', 'green', null],
   );
-  await t.close();
 });
 
-test('queue - an invalid selector fails consumer and browser creation (SEL-5)', async () => {
+test('queue - an invalid selector fails consumer and browser creation (SEL-5)', (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   assert.throws(() => session.createConsumer(queue, 'color = '), { name: 'InvalidSelectorError' });
   assert.throws(() => session.createBrowser(queue, 'a LIKE'), { name: 'InvalidSelectorError' });
-  await t.close();
 });

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IllegalStateError, type Message, Session, TextMessage, Topic } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
-test('topic - every subscription present at publish gets the message; later ones do not (DST-2)', async () => {
+test('topic - every subscription present at publish gets the message; later ones do not (DST-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const topic = session.createTopic('prices');
   const a = session.createConsumer(topic);
@@ -17,11 +20,12 @@ test('topic - every subscription present at publish gets the message; later ones
   assert.equal(text(await a.receiveNoWait()), 'p1');
   assert.equal(text(await b.receiveNoWait()), 'p1');
   assert.equal(await late.receiveNoWait(), null);
-  await t.close();
 });
 
-test('topic - a subscriber selector filters at publish (DST-2, SEL-6)', async () => {
+test('topic - a subscriber selector filters at publish (DST-2, SEL-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const topic = session.createTopic('t');
   const big = session.createConsumer(topic, 'amount > 100');
@@ -38,11 +42,12 @@ test('topic - a subscriber selector filters at publish (DST-2, SEL-6)', async ()
   assert.equal(await big.receiveNoWait(), null);
   assert.equal(text(await flagged.receiveNoWait()), 'large');
   assert.equal(big.getMessageSelector(), 'amount > 100');
-  await t.close();
 });
 
-test('topic - noLocal subscribers skip messages published on their own connection (DST-4)', async () => {
+test('topic - noLocal subscribers skip messages published on their own connection (DST-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const mine = t.connect();
   const other = t.connect();
   const session = mine.createSession();
@@ -53,11 +58,12 @@ test('topic - noLocal subscribers skip messages published on their own connectio
   await other.createSession().createProducer(topic).send(new TextMessage('theirs'));
   assert.equal(text(await subscriber.receiveNoWait()), 'theirs');
   assert.equal(await subscriber.receiveNoWait(), null);
-  await t.close();
 });
 
-test('topic - an inactive durable subscriber collects messages and gets them when it returns (DST-3)', async () => {
+test('topic - an inactive durable subscriber collects messages and gets them when it returns (DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect({ clientId: 'client-1' });
   const session = connection.createSession();
   const topic = session.createTopic('news');
@@ -74,11 +80,12 @@ test('topic - an inactive durable subscriber collects messages and gets them whe
   assert.equal(text(await back.receiveNoWait()), 'while away 1');
   assert.equal(text(await back.receiveNoWait()), 'while away 2');
   assert.equal(t.engine.durableSubscriptions()[0]!.active, true);
-  await t.close();
 });
 
-test('topic - durable subscriptions: one active subscriber, client id needed, replaced on change, unsubscribe rules (DST-3)', async () => {
+test('topic - durable subscriptions: one active subscriber, client id needed, replaced on change, unsubscribe rules (DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const anonymous = t.connect().createSession();
   assert.throws(() => anonymous.createDurableSubscriber(new Topic('news'), 'sub'), /needs a client id/);
   const session = t.connect({ clientId: 'c' }).createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -96,11 +103,12 @@ test('topic - durable subscriptions: one active subscriber, client id needed, re
   session.unsubscribe('sub');
   assert.deepEqual(t.engine.durableSubscriptions(), []);
   assert.throws(() => session.unsubscribe('sub'), /no durable subscription 'sub'/);
-  await t.close();
 });
 
-test('topic - unsubscribe is refused while the subscription holds unacknowledged messages (DST-3)', async () => {
+test('topic - unsubscribe is refused while the subscription holds unacknowledged messages (DST-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect({ clientId: 'c' });
   const session = connection.createSession(true);
   const topic = session.createTopic('news');
@@ -111,11 +119,12 @@ test('topic - unsubscribe is refused while the subscription holds unacknowledged
   assert.throws(() => session.unsubscribe('sub'), /holds 1 unacknowledged or uncommitted/);
   await session.commit();
   session.unsubscribe('sub');
-  await t.close();
 });
 
-test('topic - shared subscriptions split messages between their consumers (DST-3, JMS 2.0)', async () => {
+test('topic - shared subscriptions split messages between their consumers (DST-3, JMS 2.0)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const other = t.connect().createSession();
   const topic = session.createTopic('work');
@@ -134,11 +143,12 @@ test('topic - shared subscriptions split messages between their consumers (DST-3
   await durable.close();
   await producer.send(new TextMessage('kept'));
   assert.equal(text(await other.createSharedDurableConsumer(topic, 'archive').receiveNoWait()), 'kept');
-  await t.close();
 });
 
-test('topic - statistics count the messages held by subscriptions (DST-9)', async () => {
+test('topic - statistics count the messages held by subscriptions (DST-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect({ clientId: 'c' }).createSession();
   const topic = session.createTopic('t');
   session.createConsumer(topic);
@@ -150,5 +160,4 @@ test('topic - statistics count the messages held by subscriptions (DST-9)', asyn
   assert.equal(stats.bytesCurrent, 6);
   assert.equal(stats.subscriptions, 2);
   assert.equal(stats.consumersCurrent, 2);
-  await t.close();
 });

@@ -11,6 +11,7 @@ import {
 } from '../../../../src/index.js';
 import { weightedRoundRobin } from '../../../../src/jms/destination/distributed.js';
 import { testEngine } from '../../../helpers/engine.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -21,8 +22,10 @@ test('distributed - weights 2, 5, 3 give the order A,B,C,A,B,C,B,C,B,B of the re
   );
 });
 
-test('distributed - a producer spreads sends over members in weighted round-robin when all have consumers (DST-8)', async () => {
+test('distributed - a producer spreads sends over members in weighted round-robin when all have consumers (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const orders = await t.engine.createDistributedDestination('queue', 'orders', [
     { name: 'orders.A', weight: 2 },
     { name: 'orders.B', weight: 5 },
@@ -41,11 +44,12 @@ test('distributed - a producer spreads sends over members in weighted round-robi
   }
   assert.deepEqual(members, ['A', 'B', 'C', 'A', 'B', 'C', 'B', 'C', 'B', 'B']);
   for (const consumer of consumers) await consumer.close();
-  await t.close();
 });
 
-test('distributed - members without consumers are skipped unless no member has one (DST-8)', async () => {
+test('distributed - members without consumers are skipped unless no member has one (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }, { name: 'm2' }]);
   const session = t.connect().createSession();
   const producer = session.createProducer(dq);
@@ -61,21 +65,23 @@ test('distributed - members without consumers are skipped unless no member has o
   );
   session.createConsumer(new Queue('m2'));
   assert.deepEqual([await sentTo(), await sentTo(), await sentTo()], ['m2', 'm2', 'm2']);
-  await t.close();
 });
 
-test('distributed - a consumer is pinned to a member, members without consumers first (DST-8)', async () => {
+test('distributed - a consumer is pinned to a member, members without consumers first (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }, { name: 'm2' }]);
   const session = t.connect().createSession();
   const first = session.createConsumer(dq);
   const second = session.createConsumer(dq);
   assert.deepEqual([first.getDestination().name, second.getDestination().name].sort(), ['m1', 'm2']);
-  await t.close();
 });
 
-test('distributed - a distributed topic delivers to all members; members are addressable as name/member (DST-8)', async () => {
+test('distributed - a distributed topic delivers to all members; members are addressable as name/member (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dt = await t.engine.createDistributedDestination('topic', 'prices', [
     { name: 'prices.east' },
     { name: 'prices.west' },
@@ -86,11 +92,12 @@ test('distributed - a distributed topic delivers to all members; members are add
   await session.createProducer(dt).send(new TextMessage('tick'));
   assert.equal(text(await east.receiveNoWait()), 'tick');
   assert.equal(text(await west.receiveNoWait()), 'tick');
-  await t.close();
 });
 
-test('distributed - a member cannot be deleted while it belongs to a distributed destination (DST-6)', async () => {
+test('distributed - a member cannot be deleted while it belongs to a distributed destination (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1' }]);
   await assert.rejects(
     t.engine.deleteDestination('queue://m1'),
@@ -98,21 +105,23 @@ test('distributed - a member cannot be deleted while it belongs to a distributed
   );
   await t.engine.deleteDestination('queue://dq');
   await t.engine.deleteDestination('queue://m1');
-  await t.close();
 });
 
-test('distributed - bad definitions are refused: no members, zero weight (DST-8)', async () => {
+test('distributed - bad definitions are refused: no members, zero weight (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(t.engine.createDistributedDestination('queue', 'dq', []), /needs at least one member/);
   await assert.rejects(
     t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm', weight: 0 }]),
     /weight 0 is not valid/,
   );
-  await t.close();
 });
 
-test('distributed - a name of the form distributed/member that names no member is refused, never auto-created (DST-8)', async () => {
+test('distributed - a name of the form distributed/member that names no member is refused, never auto-created (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.m1' }]);
   const session = t.connect().createSession();
   for (const name of ['dq/nope', 'nodq/dq.m1', 'dq/dq.m1/x']) {
@@ -130,11 +139,12 @@ test('distributed - a name of the form distributed/member that names no member i
   );
   await session.createProducer(new Queue('dq/dq.m1')).send(new TextMessage('to the member'));
   assert.equal(t.engine.destinationStatistics('queue://dq.m1').messagesCurrent, 1);
-  await t.close();
 });
 
-test('distributed - durable and shared subscriptions on a distributed topic are refused, pointing at its members, and create no topic of that name (DST-8)', async () => {
+test('distributed - durable and shared subscriptions on a distributed topic are refused, pointing at its members, and create no topic of that name (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dt = await t.engine.createDistributedDestination('topic', 'dt', [{ name: 'dt.a' }, { name: 'dt.b' }]);
   const session = t.connect({ clientId: 'c' }).createSession();
   const refused =
@@ -154,7 +164,6 @@ test('distributed - durable and shared subscriptions on a distributed topic are 
   const durable = session.createDurableSubscriber(new Topic('dt/dt.a'), 's');
   await session.createProducer(dt).send(new TextMessage('to every member'));
   assert.equal(text(await durable.receiveNoWait()), 'to every member');
-  await t.close();
 });
 
 /** A seeded source of uniform numbers (mulberry32), so a random run is the same every time. */
@@ -169,9 +178,11 @@ function seeded(seed: number): () => number {
   };
 }
 
-test('distributed - weighted random picks the member whose share of the total weight the random number falls in (DST-8)', async () => {
+test('distributed - weighted random picks the member whose share of the total weight the random number falls in (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const script = [0, 0.2, 0.25, 0.5, 0.99];
   const t = testEngine({}, { random: () => script.shift()! });
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination(
     'queue',
     'dq',
@@ -189,11 +200,12 @@ test('distributed - weighted random picks the member whose share of the total we
     members.push(m.getJMSDestination()!.name);
   }
   assert.deepEqual(members, ['dq.a', 'dq.a', 'dq.b', 'dq.b', 'dq.b']);
-  await t.close();
 });
 
-test('distributed - weighted random spreads sends in proportion to the weights in the long run (DST-8)', async () => {
+test('distributed - weighted random spreads sends in proportion to the weights in the long run (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { random: seeded(42) });
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination(
     'queue',
     'dq',
@@ -215,11 +227,12 @@ test('distributed - weighted random spreads sends in proportion to the weights i
     ['dq.c', 0.3],
   ] as const)
     assert.ok(Math.abs(share(name) - weight) < 0.02, `${name}: ${share(name)} vs ${weight}`);
-  await t.close();
 });
 
-test('distributed - new consumers are balanced over the members without consumers, not always given the first of them (DST-8)', async () => {
+test('distributed - new consumers are balanced over the members without consumers, not always given the first of them (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [
     { name: 'm1' },
     { name: 'm2' },
@@ -233,12 +246,13 @@ test('distributed - new consumers are balanced over the members without consumer
   assert.equal(pinned(session.createConsumer(dq)), 'm2', 'the next idle member in turn, not m1 again');
   assert.equal(pinned(session.createConsumer(dq)), 'm3');
   assert.equal(pinned(session.createConsumer(dq)), 'm1', 'the only member left without consumers');
-  await t.close();
 });
 
-test('distributed - with weighted random, a new consumer goes to a random member among those without consumers (DST-8)', async () => {
+test('distributed - with weighted random, a new consumer goes to a random member among those without consumers (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const script = [0.9, 0.9];
   const t = testEngine({}, { random: () => script.shift()! });
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination(
     'queue',
     'dq',
@@ -248,11 +262,12 @@ test('distributed - with weighted random, a new consumer goes to a random member
   const session = t.connect().createSession();
   assert.equal(session.createConsumer(dq).getDestination().name, 'm3');
   assert.equal(session.createConsumer(dq).getDestination().name, 'm2', 'm3 has a consumer now');
-  await t.close();
 });
 
-test('distributed - the messages of a unit of order all go to one member, so two of them are never out at once on two members (ORD-4, DST-8)', async () => {
+test('distributed - the messages of a unit of order all go to one member, so two of them are never out at once on two members (ORD-4, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.a' }, { name: 'dq.b' }]);
   const consumers = [t.connect(), t.connect()].map((c) =>
     c.createSession(false, Session.CLIENT_ACKNOWLEDGE).createConsumer(dq),
@@ -269,11 +284,12 @@ test('distributed - the messages of a unit of order all go to one member, so two
   const holder = consumers[received.findIndex((m) => m !== null)]!;
   await received.find((m) => m !== null)!.acknowledge();
   assert.equal(text(await holder.receiveNoWait()), 'g1', 'the next of the unit, on the same member');
-  await t.close();
 });
 
-test('distributed - a unit of order keeps to its member whatever the load balancing, while units spread over the members (ORD-4, DST-8)', async () => {
+test('distributed - a unit of order keeps to its member whatever the load balancing, while units spread over the members (ORD-4, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [
     { name: 'dq.a' },
     { name: 'dq.b', weight: 2 },
@@ -295,11 +311,12 @@ test('distributed - a unit of order keeps to its member whatever the load balanc
     assert.equal(members.size, 1, `unit ${unit}: ${[...members].join(', ')}`);
   const used = new Set([...memberOf.values()].flatMap((members) => [...members]));
   assert.deepEqual([...used].sort(), ['dq.a', 'dq.b'], 'units are spread, dq.b without consumers included');
-  await t.close();
 });
 
-test("distributed - units of order follow the members' unitOfOrderProperty, and none when it is empty (ORD-4, DST-8)", async () => {
+test("distributed - units of order follow the members' unitOfOrderProperty, and none when it is empty (ORD-4, DST-8)", async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const byOrder = await t.engine.createDistributedDestination(
     'queue',
     'by-order',
@@ -332,11 +349,12 @@ test("distributed - units of order follow the members' unitOfOrderProperty, and 
   const unordered = [];
   for (let i = 0; i < 4; i++) unordered.push(await sentTo(off as Queue, 'JMSXGroupID'));
   assert.equal(new Set(unordered).size, 2, 'units are off: round-robin');
-  await t.close();
 });
 
-test('distributed - the sends of one transaction to a distributed queue all go to one member (transaction affinity, DST-8)', async () => {
+test('distributed - the sends of one transaction to a distributed queue all go to one member (transaction affinity, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const dq = await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.a' }, { name: 'dq.b' }]);
   const tx = t.connect().createSession(true);
   const producer = tx.createProducer(dq);
@@ -368,11 +386,12 @@ test('distributed - the sends of one transaction to a distributed queue all go t
   assert.equal(spread.size, 2, 'outside a transaction every send is balanced');
   await tx.commit();
   assert.equal(t.engine.destinationStatistics(`queue://${first[0]}`).messagesCurrent, 4 + 4 + 1);
-  await t.close();
 });
 
-test('distributed - a message published to a member of a distributed topic reaches the other members too (DST-8)', async () => {
+test('distributed - a message published to a member of a distributed topic reaches the other members too (DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createTopic('dt.a');
   const session = t.connect({ clientId: 'c' }).createSession();
   const early = session.createProducer(new Topic('dt.a'));
@@ -403,5 +422,4 @@ test('distributed - a message published to a member of a distributed topic reach
   await early.send(new TextMessage('alone again'));
   assert.equal(text(await subscribers[0]!.receiveNoWait()), 'alone again');
   assert.equal(await subscribers[2]!.receiveNoWait(), null, 'no longer forwarded');
-  await t.close();
 });

@@ -11,9 +11,12 @@ import {
 } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
-test('dynamic - deleting a topic removes its durable subscriptions and messages; new users get InvalidDestination (DST-6)', async () => {
+test('dynamic - deleting a topic removes its durable subscriptions and messages; new users get InvalidDestination (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createTopic('news');
   const session = t.connect({ clientId: 'c' }).createSession();
   const subscriber = session.createDurableSubscriber(new Topic('news'), 'sub');
@@ -25,21 +28,22 @@ test('dynamic - deleting a topic removes its durable subscriptions and messages;
   assert.throws(() => session.createProducer(new Topic('news')), InvalidDestinationError);
   await t.engine.createTopic('news');
   session.createProducer(new Topic('news'));
-  await t.close();
 });
 
-test('dynamic - an open transaction may commit after its destination was deleted; its effect there is nil (DST-6)', async () => {
+test('dynamic - an open transaction may commit after its destination was deleted; its effect there is nil (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('gone');
   const tx = t.connect().createSession(true);
   await tx.createProducer(tx.createQueue('gone')).send(new TextMessage('x'));
   await t.engine.deleteDestination('queue://gone');
   await tx.commit();
   assert.equal(t.engine.statistics().totals.messagesCurrent, 0);
-  await t.close();
 });
 
-test('dynamic - created destinations are stored and come back when an engine reopens the store (PER-2, DST-6)', async () => {
+test('dynamic - created destinations are stored and come back when an engine reopens the store (PER-2, DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
   await t.engine.createQueue('kept', { redeliveryLimit: 3 });
   await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'm1', weight: 2 }, { name: 'm2' }]);
@@ -48,6 +52,7 @@ test('dynamic - created destinations are stored and come back when an engine reo
   await t.close();
   const { JmsEngine } = await import('../../../../src/index.js');
   const reopened = await JmsEngine.open({ store: t.store, clock: t.clock });
+  cleanup(() => reopened.close());
   assert.deepEqual(
     reopened
       .destinations()
@@ -56,11 +61,12 @@ test('dynamic - created destinations are stored and come back when an engine reo
     ['queue://kept', 'queue://m1', 'queue://m2'],
   );
   assert.equal(reopened.destinationStatistics('queue://kept').messagesCurrent, 1);
-  await reopened.close();
 });
 
-test('dynamic - a deleted distributed destination refuses sends and new consumers instead of becoming a plain queue; creating it again brings it back (DST-6, DST-8)', async () => {
+test('dynamic - a deleted distributed destination refuses sends and new consumers instead of becoming a plain queue; creating it again brings it back (DST-6, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createDistributedDestination('queue', 'dq', [{ name: 'dq.m1' }, { name: 'dq.m2' }]);
   await t.engine.deleteDestination('queue://dq');
   const session = t.connect().createSession();
@@ -75,27 +81,29 @@ test('dynamic - a deleted distributed destination refuses sends and new consumer
   const message = new TextMessage('again');
   await session.createProducer(new Queue('dq')).send(message);
   assert.match(message.getJMSDestination()!.name, /^dq\.m[12]$/);
-  await t.close();
 });
 
-test('dynamic - deleting a queue closes its browsers: their enumeration fails with IllegalState (DST-6)', async () => {
+test('dynamic - deleting a queue closes its browsers: their enumeration fails with IllegalState (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('browsed');
   const session = t.connect().createSession();
   await session.createProducer(new Queue('browsed')).send(new TextMessage('x'));
   const browser = session.createBrowser(new Queue('browsed'));
+  cleanup(() => browser.close());
   assert.equal(browser.getEnumeration().length, 1);
   await t.engine.deleteDestination('queue://browsed');
   assert.throws(() => browser.getEnumeration(), IllegalStateError);
   assert.throws(() => [...browser], /browser is closed: its queue 'queue:\/\/browsed' was deleted/);
   await t.engine.createQueue('browsed');
   assert.throws(() => browser.getEnumeration(), IllegalStateError, 'a closed browser stays closed');
-  browser.close();
-  await t.close();
 });
 
-test('dynamic - messages a deleted destination still had out leave the gateway totals and the store once rolled back, released or committed (DST-6, DLV-7)', async () => {
+test('dynamic - messages a deleted destination still had out leave the gateway totals and the store once rolled back, released or committed (DST-6, DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const connection = t.connect();
   const send = async (name: string) => {
     await t.engine.createQueue(name);
@@ -131,11 +139,12 @@ test('dynamic - messages a deleted destination still had out leave the gateway t
 
   assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
   assert.deepEqual(t.store.size, { messages: 0, refs: 0 });
-  await t.close();
 });
 
-test('dynamic - a gateway quota of 1 still takes sends after a queue was deleted with a message out (DST-6, DLV-7)', async () => {
+test('dynamic - a gateway quota of 1 still takes sends after a queue was deleted with a message out (DST-6, DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 1 } });
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession();
   await session.createProducer(new Queue('first')).send(new TextMessage('x'));
@@ -150,11 +159,12 @@ test('dynamic - a gateway quota of 1 still takes sends after a queue was deleted
   await other.rollback();
   await session.createProducer(new Queue('third')).send(new TextMessage('z'));
   assert.equal(t.engine.held().messages, 1);
-  await t.close();
 });
 
-test('dynamic - a message rolled back after its queue was deleted is deleted, not moved to the error destination (DST-6)', async () => {
+test('dynamic - a message rolled back after its queue was deleted is deleted, not moved to the error destination (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('limited', { redeliveryLimit: 0, errorDestination: 'queue://errors' });
   const connection = t.connect();
@@ -166,11 +176,12 @@ test('dynamic - a message rolled back after its queue was deleted is deleted, no
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
   assert.equal(t.engine.messagesMovedToErrorDestinations, 0);
   assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
-  await t.close();
 });
 
-test('dynamic - a send slowed by flow control fails with ResourceAllocation when its destination is deleted meanwhile (DST-6, DLV-7)', async () => {
+test('dynamic - a send slowed by flow control fails with ResourceAllocation when its destination is deleted meanwhile (DST-6, DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('slowed', { thresholds: { messagesHigh: 0, delayMs: 100 } });
   const producer = t.connect().createSession().createProducer(new Queue('slowed'));
   await producer.send(new TextMessage('1'));
@@ -185,11 +196,12 @@ test('dynamic - a send slowed by flow control fails with ResourceAllocation when
   await assert.rejects(producer.send(new TextMessage('3')), InvalidDestinationError);
   assert.deepEqual(t.engine.held(), { messages: 0, bytes: 0 });
   assert.deepEqual(t.store.size, { messages: 0, refs: 0 });
-  await t.close();
 });
 
-test('dynamic - a message rejected as poison after its destination was deleted is deleted with it, not moved to the error destination (DST-6, DLV-9)', async () => {
+test('dynamic - a message rejected as poison after its destination was deleted is deleted with it, not moved to the error destination (DST-6, DLV-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('gone', { errorDestination: 'queue://errors' });
   const connection = t.connect();
@@ -203,5 +215,4 @@ test('dynamic - a message rejected as poison after its destination was deleted i
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
   assert.equal(t.engine.statistics().totals.messagesCurrent, 0);
   assert.equal(t.engine.statistics().totals.messagesPending, 0);
-  await t.close();
 });

@@ -10,6 +10,7 @@ import {
 } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -66,9 +67,11 @@ async function expiredIntoFullErrorQueue(t: ReturnType<typeof testEngine>) {
   return { errorQueue, session };
 }
 
-test('error destination - a full one holds an undeliverable message for no consumer and moves it once there is room (DLV-3)', async () => {
+test('error destination - a full one holds an undeliverable message for no consumer and moves it once there is room (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const { logger, errors } = recordingLogger();
   const t = testEngine({}, { logger });
+  cleanup(() => t.close());
   const errorQueue = await fullErrorQueue(t);
   await t.engine.createQueue('q', { errorDestination: 'queue://errors', redeliveryLimit: 0 });
   const session = t.connect().createSession();
@@ -92,11 +95,12 @@ test('error destination - a full one holds an undeliverable message for no consu
   assert.equal(text(parked), 'm');
   assert.equal(parked?.getStringProperty('JMS_ErrorReason'), 'redelivery limit 0 reached after 1 deliveries');
   assert.equal(t.engine.messagesDiscarded, 0);
-  await t.close();
 });
 
-test('error destination - a poison message waiting for a full one is never handed back to the listener (DLV-3, DLV-9)', async () => {
+test('error destination - a poison message waiting for a full one is never handed back to the listener (DLV-3, DLV-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors', { messagesMaximum: 0 });
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   const session = t.connect().createSession();
@@ -111,12 +115,13 @@ test('error destination - a poison message waiting for a full one is never hande
   assert.equal(calls, 1);
   assert.deepEqual(held(t, 'queue://q'), { held: 1, parked: 1 });
   assert.equal(t.engine.statistics().totals.pendingMessagesByCause.errorDestinationFull, 1);
-  await t.close();
 });
 
-test('error destination - while full, it is reported again once per interval (DLV-3)', async () => {
+test('error destination - while full, it is reported again once per interval (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const { logger, errors } = recordingLogger();
   const t = testEngine({}, { logger, expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   const { session, producer } = await queueIntoFullErrorQueue(t);
   for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`m${i}`));
   const consumer = session.createConsumer(session.createQueue('q'));
@@ -127,11 +132,12 @@ test('error destination - while full, it is reported again once per interval (DL
   await t.clock.advance(1_000);
   assert.equal(errors.length, 2, 'still full a minute later');
   assert.equal(errors[1]!.fields.parked, 3);
-  await t.close();
 });
 
-test('error destination - parked messages move in the order they failed, as room frees up (DLV-3)', async () => {
+test('error destination - parked messages move in the order they failed, as room frees up (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
   for (let i = 0; i < 3; i++) await producer.send(new TextMessage(`m${i}`));
   const consumer = session.createConsumer(session.createQueue('q'));
@@ -145,11 +151,12 @@ test('error destination - parked messages move in the order they failed, as room
   }
   assert.deepEqual(moved, ['filler', 'm2', 'm0', 'm1']);
   assert.deepEqual(held(t, 'queue://q'), { held: 0, parked: 0 });
-  await t.close();
 });
 
-test('error destination - a parked message keeps its unit of order waiting until it has moved (DLV-3, ORD-4)', async () => {
+test('error destination - a parked message keeps its unit of order waiting until it has moved (DLV-3, ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
   for (const body of ['g1', 'g2']) {
     const m = new TextMessage(body);
@@ -162,11 +169,12 @@ test('error destination - a parked message keeps its unit of order waiting until
   await errorQueue.receiveNoWait();
   await settle();
   assert.equal(text(await consumer.receiveNoWait()), 'g2');
-  await t.close();
 });
 
-test('error destination - an expired message found at dispatch under the Redirect policy is held, not lost, while it is full (DLV-3, DLV-4)', async () => {
+test('error destination - an expired message found at dispatch under the Redirect policy is held, not lost, while it is full (DLV-3, DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   const { errorQueue, session } = await expiredIntoFullErrorQueue(t);
   const consumer = session.createConsumer(session.createQueue('q'));
   assert.equal(await consumer.receiveNoWait(), null);
@@ -178,22 +186,24 @@ test('error destination - an expired message found at dispatch under the Redirec
   assert.equal(text(moved), 'late');
   assert.equal(moved?.getStringProperty('JMS_ErrorReason'), 'expired');
   assert.equal(t.engine.destinationStatistics('queue://q').messagesExpired, 1);
-  await t.close();
 });
 
-test('error destination - an expired message found by the active scan under the Redirect policy is held while it is full (DLV-3, DLV-4)', async () => {
+test('error destination - an expired message found by the active scan under the Redirect policy is held while it is full (DLV-3, DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   const { errorQueue } = await expiredIntoFullErrorQueue(t);
   assert.equal(t.engine.expireNow(), 1);
   assert.deepEqual(held(t, 'queue://q'), { held: 1, parked: 1 });
   await errorQueue.receiveNoWait();
   await settle();
   assert.equal(text(await errorQueue.receiveNoWait()), 'late');
-  await t.close();
 });
 
-test('error destination - deleting a destination drops its parked messages with it (DLV-3, DST-6)', async () => {
+test('error destination - deleting a destination drops its parked messages with it (DLV-3, DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { errorQueue, session, producer } = await queueIntoFullErrorQueue(t);
   await producer.send(new TextMessage('m'));
   session.reject((await session.createConsumer(session.createQueue('q')).receiveNoWait())!);
@@ -202,11 +212,12 @@ test('error destination - deleting a destination drops its parked messages with 
   await settle();
   assert.equal(await errorQueue.receiveNoWait(), null);
   assert.equal(t.engine.statistics().totals.messagesPending, 0);
-  await t.close();
 });
 
-test('error destination - a destination cannot be its own error destination (DLV-3)', async () => {
+test('error destination - a destination cannot be its own error destination (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(
     t.engine.createQueue('q', { errorDestination: 'queue://q' }),
     /destination 'queue:\/\/q' cannot be its own error destination: its undeliverable messages would come straight back to it/,
@@ -217,11 +228,12 @@ test('error destination - a destination cannot be its own error destination (DLV
     /error destination 'orders.errors' of 'queue:\/\/q' is not valid \(expected 'queue:\/\/name' or 'topic:\/\/name'\)/,
   );
   assert.deepEqual(t.engine.destinations(), []);
-  await t.close();
 });
 
-test('error destination - a distributed destination cannot be one, whichever is created first (DLV-3, DST-8)', async () => {
+test('error destination - a distributed destination cannot be one, whichever is created first (DLV-3, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createDistributedDestination('queue', 'all', [{ name: 'a' }, { name: 'b' }]);
   await assert.rejects(
     t.engine.createQueue('q', { errorDestination: 'queue://all' }),
@@ -242,10 +254,11 @@ test('error destination - a distributed destination cannot be one, whichever is 
     }),
     /it would be the error destination of its own members/,
   );
-  await t.close();
 });
-test('error destination - a topic as error destination gets the message for each of its subscriptions (DLV-3)', async () => {
+test('error destination - a topic as error destination gets the message for each of its subscriptions (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createTopic('errors');
   await t.engine.createQueue('q', { errorDestination: 'topic://errors', redeliveryLimit: 0 });
   const session = t.connect().createSession();
@@ -262,11 +275,12 @@ test('error destination - a topic as error destination gets the message for each
     assert.equal(parked?.getJMSDestination()?.toString(), 'topic://errors');
   }
   assert.equal(t.engine.messagesMovedToErrorDestinations, 1);
-  await t.close();
 });
 
-test('error destination - a message of a deleted destination rejected while it is full is gone, not held for good (DLV-3, DST-6)', async () => {
+test('error destination - a message of a deleted destination rejected while it is full is gone, not held for good (DLV-3, DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const errorQueue = await fullErrorQueue(t);
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   // A transaction keeps what it received through the delete (DST-6).
@@ -279,5 +293,4 @@ test('error destination - a message of a deleted destination rejected while it i
   await errorQueue.receiveNoWait();
   await settle();
   assert.equal(t.engine.held().messages, 0);
-  await t.close();
 });

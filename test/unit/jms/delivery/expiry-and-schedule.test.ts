@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { type EngineLogger, type Message, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -14,8 +15,10 @@ function recordingLogger() {
   return { logger, lines };
 }
 
-test('expiry - an expired message is never delivered: checked lazily at dispatch (DLV-4)', async () => {
+test('expiry - an expired message is never delivered: checked lazily at dispatch (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -24,11 +27,12 @@ test('expiry - an expired message is never delivered: checked lazily at dispatch
   await t.clock.advance(1000);
   assert.equal(text(await session.createConsumer(queue).receiveNoWait()), 'long');
   assert.equal(t.engine.destinationStatistics(queue).messagesExpired, 1);
-  await t.close();
 });
 
-test('expiry - the active scan removes expired messages nobody reads, every ExpirationScanInterval (DLV-4)', async () => {
+test('expiry - the active scan removes expired messages nobody reads, every ExpirationScanInterval (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 10_000 });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   await session.createProducer(queue).send(new TextMessage('x'), { timeToLive: 1000 });
@@ -37,21 +41,23 @@ test('expiry - the active scan removes expired messages nobody reads, every Expi
   await t.clock.advance(1);
   assert.equal(t.engine.destinationStatistics(queue).messagesCurrent, 0);
   assert.equal(t.engine.destinationStatistics(queue).messagesExpired, 1);
-  await t.close();
 });
 
-test('expiry - a destination time-to-live override wins over the producer (DLV-4)', async () => {
+test('expiry - a destination time-to-live override wins over the producer (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { timeToLiveOverride: 100 });
   const session = t.connect().createSession();
   const message = new TextMessage('x');
   await session.createProducer(session.createQueue('q')).send(message, { timeToLive: 60_000 });
   assert.equal(message.getJMSExpiration(), t.clock.now() + 100);
-  await t.close();
 });
 
-test('expiry - a destination time-to-live override of -1 is no override: the producer time to live applies (DLV-4)', async () => {
+test('expiry - a destination time-to-live override of -1 is no override: the producer time to live applies (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { timeToLiveOverride: -1 });
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('q'));
@@ -59,12 +65,13 @@ test('expiry - a destination time-to-live override of -1 is no override: the pro
   const sent = new TextMessage('m');
   await producer.send(sent);
   assert.equal(sent.getJMSExpiration(), t.clock.now() + 1000);
-  await t.close();
 });
 
-test('expiry - the Log policy logs the message id and the listed fields, never the body (DLV-4)', async () => {
+test('expiry - the Log policy logs the message id and the listed fields, never the body (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const { logger, lines } = recordingLogger();
   const t = testEngine({}, { logger, expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   await t.engine.createQueue('q', {
     expirationPolicy: { policy: 'log', fields: ['JMSPriority', 'orderId', '%properties%'] },
   });
@@ -84,11 +91,12 @@ test('expiry - the Log policy logs the message id and the listed fields, never t
     amount: '12',
   });
   assert.ok(!JSON.stringify(lines).includes('secret body'));
-  await t.close();
 });
 
-test('expiry - the Redirect policy moves expired messages to the error destination (DLV-4)', async () => {
+test('expiry - the Redirect policy moves expired messages to the error destination (DLV-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', {
     expirationPolicy: { policy: 'redirect' },
@@ -102,7 +110,6 @@ test('expiry - the Redirect policy moves expired messages to the error destinati
   assert.equal(text(parked), 'late');
   assert.equal(parked?.getStringProperty('JMS_ErrorReason'), 'expired');
   assert.equal(parked?.getJMSExpiration(), 0, 'it does not expire again in the error destination');
-  await t.close();
 });
 
 /** Two messages living 1 s for a listener that holds on to the first for 2 s: the second waits in its pipeline. */
@@ -125,17 +132,20 @@ async function expiresInPipeline(t: ReturnType<typeof testEngine>, queue: string
   return seen;
 }
 
-test('expiry - a message that expires in a listener pipeline is never delivered (DLV-4, SES-6)', async () => {
+test('expiry - a message that expires in a listener pipeline is never delivered (DLV-4, SES-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ messagesMaximum: 10 }, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   assert.deepEqual(await expiresInPipeline(t, 'q'), ['a']);
   const stats = t.engine.destinationStatistics('queue://q');
   assert.equal(stats.messagesExpired, 1);
   assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
-  await t.close();
 });
 
-test('expiry - a message that expires in a listener pipeline follows the Redirect policy (DLV-4, SES-6)', async () => {
+test('expiry - a message that expires in a listener pipeline follows the Redirect policy (DLV-4, SES-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ messagesMaximum: 10 }, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', {
     errorDestination: 'queue://errors',
@@ -146,11 +156,12 @@ test('expiry - a message that expires in a listener pipeline follows the Redirec
   const moved = await session.createConsumer(session.createQueue('errors')).receiveNoWait();
   assert.equal(text(moved), 'b');
   assert.equal(moved?.getStringProperty('JMS_ErrorReason'), 'expired');
-  await t.close();
 });
 
-test('delivery time - a message is invisible until its delivery delay has passed (DLV-5)', async () => {
+test('delivery time - a message is invisible until its delivery delay has passed (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -162,11 +173,12 @@ test('delivery time - a message is invisible until its delivery delay has passed
   assert.equal(t.engine.destinationStatistics(queue).pendingMessagesByCause.scheduled, 1);
   await t.clock.advance(2000);
   assert.equal(text(await consumer.receiveNoWait()), 'later');
-  await t.close();
 });
 
-test('delivery time - a schedule as TimeToDeliverOverride holds messages until the next scheduled time (DLV-5, DLV-6)', async () => {
+test('delivery time - a schedule as TimeToDeliverOverride holds messages until the next scheduled time (DLV-5, DLV-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   // The fake clock starts at 2026-01-01T00:00:00Z; fire at the next quarter hour, evaluated in UTC by the schedule.
   await t.engine.createQueue('q', { timeToDeliverOverride: '0 0 0,15,30,45 * * * *' });
   const session = t.connect().createSession();
@@ -182,21 +194,23 @@ test('delivery time - a schedule as TimeToDeliverOverride holds messages until t
   assert.equal(await consumer.receiveNoWait(), null);
   await t.clock.advance(1);
   assert.equal(text(await consumer.receiveNoWait()), 'batch');
-  await t.close();
 });
 
-test('delivery time - a relative TimeToDeliverOverride wins over the producer delay (DLV-5)', async () => {
+test('delivery time - a relative TimeToDeliverOverride wins over the producer delay (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { timeToDeliverOverride: 500 });
   const session = t.connect().createSession();
   const message = new TextMessage('x');
   await session.createProducer(session.createQueue('q')).send(message, { deliveryDelay: 60_000 });
   assert.equal(message.getJMSDeliveryTime(), t.clock.now() + 500);
-  await t.close();
 });
 
-test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer delay applies (DLV-5)', async () => {
+test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer delay applies (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { timeToDeliverOverride: -1 });
   const session = t.connect().createSession();
   const delayed = new TextMessage('later');
@@ -205,11 +219,12 @@ test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer
   const now = new TextMessage('now');
   await session.createProducer(session.createQueue('q')).send(now);
   assert.equal(now.getJMSDeliveryTime(), t.clock.now(), 'no producer delay: delivered at once');
-  await t.close();
 });
 
-test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as the reference writes it (DLV-5)', async () => {
+test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as the reference writes it (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { timeToDeliverOverride: '1500' });
   const session = t.connect().createSession();
   const message = new TextMessage('x');
@@ -220,21 +235,23 @@ test('delivery time - a TimeToDeliverOverride written as an integer string is ms
   assert.equal(await consumer.receiveNoWait(), null);
   await t.clock.advance(1);
   assert.equal(text(await consumer.receiveNoWait()), 'x');
-  await t.close();
 });
 
-test('delivery time - a negative TimeToDeliverOverride other than -1 is refused when the destination is made (DLV-5)', async () => {
+test('delivery time - a negative TimeToDeliverOverride other than -1 is refused when the destination is made (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   for (const value of [-2, '-5']) {
     await assert.rejects(t.engine.createQueue('q', { timeToDeliverOverride: value }), {
       message: /timeToDeliverOverride.*-1 \(no override\), a number of ms >= 0 or a schedule/,
     });
   }
-  await t.close();
 });
 
-test('delivery time - a message that expires at or before its delivery time is accepted and silently expires (DLV-5)', async () => {
+test('delivery time - a message that expires at or before its delivery time is accepted and silently expires (DLV-5)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   await session
@@ -245,13 +262,13 @@ test('delivery time - a message that expires at or before its delivery time is a
   const stats = t.engine.destinationStatistics(queue);
   assert.equal(stats.messagesExpired, 1);
   assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
-  await t.close();
 });
 
-test('delivery time - an invalid schedule override is rejected with its position (DLV-6)', async () => {
+test('delivery time - an invalid schedule override is rejected with its position (DLV-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(t.engine.createQueue('q', { timeToDeliverOverride: '0 0 0 25 * * *' }), {
     name: 'ScheduleSyntaxError',
   });
-  await t.close();
 });

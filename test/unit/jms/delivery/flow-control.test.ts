@@ -11,6 +11,7 @@ import {
 } from '../../../../src/index.js';
 import { type TestEngine, testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 /** Creates queue 'q' with the quota or thresholds under test, and a producer to it on a new session. */
 async function producerToQueue(t: TestEngine, options: DestinationOptions) {
@@ -41,8 +42,10 @@ function outcomeOf(send: Promise<void>): Promise<Error | 'sent'> {
   );
 }
 
-test('quota - a send to a full destination waits for room and goes in when a message is consumed (DLV-7)', async () => {
+test('quota - a send to a full destination waits for room and goes in when a message is consumed (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, { messagesMaximum: 2 });
   await producer.send(new TextMessage('1'));
   await producer.send(new TextMessage('2'));
@@ -52,11 +55,12 @@ test('quota - a send to a full destination waits for room and goes in when a mes
   await session.createConsumer(session.createQueue('q')).receiveNoWait();
   await third;
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
-  await t.close();
 });
 
-test('quota - a blocked send fails with ResourceAllocation after the send timeout; timeout 0 fails at once (DLV-7)', async () => {
+test('quota - a blocked send fails with ResourceAllocation after the send timeout; timeout 0 fails at once (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 3000 });
+  cleanup(() => t.close());
   const { producer } = await producerToQueue(t, { bytesMaximum: 10 });
   await producer.send(new TextMessage('0123456789'));
   const outcome = outcomeOf(producer.send(new TextMessage('x')));
@@ -70,11 +74,12 @@ test('quota - a blocked send fails with ResourceAllocation after the send timeou
   );
   producer.setSendTimeout(0);
   await assert.rejects(producer.send(new TextMessage('y')), /send timeout of 0/);
-  await t.close();
 });
 
-test('quota - the gateway-wide quota counts every destination (DLV-7)', async () => {
+test('quota - the gateway-wide quota counts every destination (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 3 } });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   await session.createProducer(session.createQueue('a')).send(new TextMessage('1'));
   await session.createProducer(session.createQueue('b')).send(new TextMessage('2'));
@@ -83,22 +88,24 @@ test('quota - the gateway-wide quota counts every destination (DLV-7)', async ()
     session.createProducer(session.createQueue('d')).send(new TextMessage('4')),
     /the gateway is full \(messagesMaximum 3\)/,
   );
-  await t.close();
 });
 
-test('quota - deleting a destination cancels its blocked sends with ResourceAllocation (DST-6)', async () => {
+test('quota - deleting a destination cancels its blocked sends with ResourceAllocation (DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { producer } = await producerToQueue(t, { messagesMaximum: 1 });
   await producer.send(new TextMessage('1'));
   const blocked = producer.send(new TextMessage('2'));
   await settle();
   await t.engine.deleteDestination('queue://q');
   await assert.rejects(blocked, /send cancelled: destination 'queue:\/\/q' was deleted/);
-  await t.close();
 });
 
-test('quota - concurrent persistent sends cannot all pass a full destination: room is reserved when a send is admitted (DLV-7)', async () => {
+test('quota - concurrent persistent sends cannot all pass a full destination: room is reserved when a send is admitted (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 });
+  cleanup(() => t.close());
   const { producer } = await producerToQueue(t, { messagesMaximum: 2 });
   const outcomes = await Promise.allSettled(
     [1, 2, 3, 4, 5].map((i) => producer.send(new TextMessage(`${i}`))),
@@ -108,11 +115,12 @@ test('quota - concurrent persistent sends cannot all pass a full destination: ro
     ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected'],
   );
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
-  await t.close();
 });
 
-test('quota - the gateway-wide quota reserves room for concurrent persistent sends too (DLV-7)', async () => {
+test('quota - the gateway-wide quota reserves room for concurrent persistent sends too (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 }, { quota: { messagesMaximum: 2 } });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const outcomes = await Promise.allSettled(
     ['a', 'b', 'c'].map((name) =>
@@ -123,11 +131,12 @@ test('quota - the gateway-wide quota reserves room for concurrent persistent sen
     outcomes.map((outcome) => outcome.status),
     ['fulfilled', 'fulfilled', 'rejected'],
   );
-  await t.close();
 });
 
-test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)', async () => {
+test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 10_000 });
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, { messagesMaximum: 2 });
   await sendNonPersistent(producer, ['a', 'b']);
   const sent: string[] = [];
@@ -147,11 +156,12 @@ test('quota - one consumed message lets in one waiting send, the oldest (DLV-7)'
   await Promise.all(waiting);
   assert.deepEqual(sent, ['w1', 'w2', 'w3']);
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 2);
-  await t.close();
 });
 
-test('quota - a waiting send is not overtaken by later ones that would fit: room goes oldest first (DLV-7)', async () => {
+test('quota - a waiting send is not overtaken by later ones that would fit: room goes oldest first (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 10_000 });
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, { bytesMaximum: 10 });
   await sendNonPersistent(producer, ['12345', '12345']);
   const sent: string[] = [];
@@ -175,11 +185,12 @@ test('quota - a waiting send is not overtaken by later ones that would fit: room
   await Promise.all([big, small]);
   assert.deepEqual(sent, ['big', 'small']);
   assert.equal(t.engine.destinationStatistics('queue://q').bytesCurrent, 10);
-  await t.close();
 });
 
-test('quota - a send that times out at the head of the line lets the ones behind it in (DLV-7)', async () => {
+test('quota - a send that times out at the head of the line lets the ones behind it in (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, { bytesMaximum: 10 });
   await sendNonPersistent(producer, ['12345', '12345']);
   await session.createConsumer(session.createQueue('q')).receiveNoWait();
@@ -197,21 +208,23 @@ test('quota - a send that times out at the head of the line lets the ones behind
   assert.equal(await big, 'failed');
   await smallSend;
   assert.equal(t.engine.destinationStatistics('queue://q').bytesCurrent, 7);
-  await t.close();
 });
 
-test('quota - a persistent send the store refuses gives its reserved room back (DLV-7)', async () => {
+test('quota - a persistent send the store refuses gives its reserved room back (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 });
+  cleanup(() => t.close());
   const { producer } = await producerToQueue(t, { messagesMaximum: 1 });
   t.store.failNextCommit(new Error('disk full'));
   await assert.rejects(producer.send(new TextMessage('lost')), /disk full/);
   await producer.send(new TextMessage('kept'));
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
-  await t.close();
 });
 
-test('quota - an uncommitted send holds its room until commit; a rollback frees it for a waiting send (DLV-7)', async () => {
+test('quota - an uncommitted send holds its room until commit; a rollback frees it for a waiting send (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 10_000 });
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { messagesMaximum: 1 });
   const connection = t.connect();
   const tx = connection.createSession(true);
@@ -226,11 +239,12 @@ test('quota - an uncommitted send holds its room until commit; a rollback frees 
   await tx.rollback();
   await waiting;
   assert.equal(t.engine.destinationStatistics('queue://q').messagesCurrent, 1);
-  await t.close();
 });
 
-test('quota - a send to a distributed topic needs room in every member it goes to (DLV-7, DST-8)', async () => {
+test('quota - a send to a distributed topic needs room in every member it goes to (DLV-7, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 });
+  cleanup(() => t.close());
   await t.engine.createTopic('east');
   await t.engine.createTopic('west', { messagesMaximum: 1 });
   const prices = await t.engine.createDistributedDestination('topic', 'prices', [
@@ -257,11 +271,12 @@ test('quota - a send to a distributed topic needs room in every member it goes t
     /destination 'topic:\/\/west' is full/,
     "sent to 'east' it goes on to 'west' too",
   );
-  await t.close();
 });
 
-test('quota - a send to a distributed topic waits until every member has room (DLV-7, DST-8)', async () => {
+test('quota - a send to a distributed topic waits until every member has room (DLV-7, DST-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 10_000 });
+  cleanup(() => t.close());
   await t.engine.createTopic('east', { messagesMaximum: 1 });
   await t.engine.createTopic('west', { messagesMaximum: 1 });
   const prices = await t.engine.createDistributedDestination('topic', 'prices', [
@@ -282,11 +297,12 @@ test('quota - a send to a distributed topic waits until every member has room (D
   await waiting;
   assert.equal(t.engine.destinationStatistics('topic://east').messagesCurrent, 1);
   assert.equal(t.engine.destinationStatistics('topic://west').messagesCurrent, 1);
-  await t.close();
 });
 
-test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async () => {
+test('flow control - above the high threshold sends are slowed until the destination drops below the low one (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, {
     thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 },
   });
@@ -302,11 +318,12 @@ test('flow control - above the high threshold sends are slowed until the destina
     true,
     'below the low threshold flow control is off',
   );
-  await t.close();
 });
 
-test('flow control - starts only above the high threshold and stops only below the low one, not at them (DLV-7)', async () => {
+test('flow control - starts only above the high threshold and stops only below the low one, not at them (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, {
     thresholds: { messagesHigh: 3, messagesLow: 1, delayMs: 100 },
   });
@@ -325,11 +342,12 @@ test('flow control - starts only above the high threshold and stops only below t
   await consumer.receiveNoWait();
   await consumer.receiveNoWait();
   assert.equal(await goesAtOnce(producer.send(new TextMessage('below low'))), true, 'holding 0 is below 1');
-  await t.close();
 });
 
-test('flow control - bytes thresholds: above bytesHigh on, below bytesLow off (DLV-7)', async () => {
+test('flow control - bytes thresholds: above bytesHigh on, below bytesLow off (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const { session, producer } = await producerToQueue(t, {
     thresholds: { bytesHigh: 10, bytesLow: 5, delayMs: 100 },
   });
@@ -343,11 +361,12 @@ test('flow control - bytes thresholds: above bytesHigh on, below bytesLow off (D
   const consumer = session.createConsumer(session.createQueue('q'));
   await consumer.receiveNoWait();
   assert.equal(await goesAtOnce(producer.send(new TextMessage(''))), true, '1 byte is below 5');
-  await t.close();
 });
 
-test('throttling - the IQ-Manager defaults 100,000 / 1,000 / 100 pause producers of a busy destination until it drops below 900 (DLV-8)', async () => {
+test('throttling - the IQ-Manager defaults 100,000 / 1,000 / 100 pause producers of a busy destination until it drops below 900 (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 60_000 }, { throttling: true });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const filler = session.createProducer(session.createQueue('filler'));
   filler.setDeliveryMode(DeliveryMode.NON_PERSISTENT);
@@ -374,14 +393,15 @@ test('throttling - the IQ-Manager defaults 100,000 / 1,000 / 100 pause producers
     900,
     '899 plus the send that waited',
   );
-  await t.close();
 });
 
-test('throttling - producers go on once the gateway falls below its threshold (DLV-8)', async () => {
+test('throttling - producers go on once the gateway falls below its threshold (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 60_000 },
     { throttling: { serverThreshold: 10, destinationThreshold: 5, lag: 2 } },
   );
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const other = session.createProducer(session.createQueue('other'));
   for (let i = 0; i < 5; i++) await other.send(new TextMessage(''));
@@ -395,14 +415,15 @@ test('throttling - producers go on once the gateway falls below its threshold (D
   await drain.receiveNoWait();
   await drain.receiveNoWait();
   await throttled;
-  await t.close();
 });
 
-test('throttling - a topic message counts once, however many subscriptions hold it, until every subscriber has it (DLV-8)', async () => {
+test('throttling - a topic message counts once, however many subscriptions hold it, until every subscriber has it (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 60_000 },
     { throttling: { serverThreshold: 5, destinationThreshold: 5, lag: 1 } },
   );
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const topic = session.createTopic('prices');
   const first = session.createConsumer(topic);
@@ -420,14 +441,15 @@ test('throttling - a topic message counts once, however many subscriptions hold 
   await settle();
   assert.equal(t.engine.blockedSends, 0, '3 undelivered is below 5 - 1');
   await throttled;
-  await t.close();
 });
 
-test('throttling - a message delivered outside a transaction stops counting; one received in a transaction counts until commit (DLV-8)', async () => {
+test('throttling - a message delivered outside a transaction stops counting; one received in a transaction counts until commit (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 60_000 },
     { throttling: { serverThreshold: 3, destinationThreshold: 3, lag: 1 } },
   );
+  cleanup(() => t.close());
   const connection = t.connect();
   const session = connection.createSession();
   const producer = session.createProducer(session.createQueue('q'));
@@ -453,26 +475,28 @@ test('throttling - a message delivered outside a transaction stops counting; one
     4,
     'delivered and not acknowledged: held, but no longer undelivered',
   );
-  await t.close();
 });
 
-test('throttling - while the gateway is under its server threshold no producer is throttled, whatever a destination holds (DLV-8)', async () => {
+test('throttling - while the gateway is under its server threshold no producer is throttled, whatever a destination holds (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 0 },
     { throttling: { serverThreshold: 100, destinationThreshold: 3, lag: 1 } },
   );
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('busy'));
   for (let i = 0; i < 50; i++) await producer.send(new TextMessage(`${i}`));
   assert.equal(t.engine.destinationStatistics('queue://busy').messagesCurrent, 50);
-  await t.close();
 });
 
-test("throttling - a topic's publisher is throttled again when its backlog builds up again, and not while the gateway is unloaded (DLV-8, 004's example)", async () => {
+test("throttling - a topic's publisher is throttled again when its backlog builds up again, and not while the gateway is unloaded (DLV-8, 004's example)", async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 60_000 },
     { throttling: { serverThreshold: 10, destinationThreshold: 5, lag: 2 } },
   );
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const filler = session.createProducer(session.createQueue('filler'));
   for (let i = 0; i < 10; i++) await filler.send(new TextMessage(`${i}`));
@@ -499,14 +523,15 @@ test("throttling - a topic's publisher is throttled again when its backlog build
   // The gateway is no longer loaded: the topic builds a greater backlog without being throttled.
   for (let i = 0; i < 2; i++) assert.equal(await publish(`c${i}`), true, `c${i}`);
   assert.equal(t.engine.destinationStatistics('topic://Topic_A').messagesCurrent, 2 * 9);
-  await t.close();
 });
 
-test('throttling - a throttled send is paused, not failed, and its send timeout bounds the pause with an error that says it was throttled (DLV-8)', async () => {
+test('throttling - a throttled send is paused, not failed, and its send timeout bounds the pause with an error that says it was throttled (DLV-8)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine(
     { sendTimeout: 1000 },
     { throttling: { serverThreshold: 3, destinationThreshold: 3, lag: 1 } },
   );
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const producer = session.createProducer(session.createQueue('busy'));
   for (let i = 0; i < 4; i++) await producer.send(new TextMessage(`${i}`));
@@ -532,11 +557,12 @@ test('throttling - a throttled send is paused, not failed, and its send timeout 
     producer.send(new TextMessage('no wait')),
     /are throttled: .*; the send has a send timeout of 0, so it failed instead of pausing; sends resume/,
   );
-  await t.close();
 });
 
-test('quota - a message received in a transaction and rolled back after its subscription ended no longer counts against the topic (DLV-7)', async () => {
+test('quota - a message received in a transaction and rolled back after its subscription ended no longer counts against the topic (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ sendTimeout: 0 });
+  cleanup(() => t.close());
   await t.engine.createTopic('t', { messagesMaximum: 1 });
   const connection = t.connect();
   const tx = connection.createSession(true);
@@ -550,5 +576,4 @@ test('quota - a message received in a transaction and rolled back after its subs
   await producer.send(new TextMessage('2'));
   assert.equal(t.engine.destinationStatistics('topic://t').messagesCurrent, 1);
   assert.equal(t.engine.statistics().totals.messagesPending, 0);
-  await t.close();
 });

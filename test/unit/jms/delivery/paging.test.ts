@@ -9,13 +9,17 @@ import {
   XMLMessage,
 } from '../../../../src/index.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
-test('paging - past the threshold bodies leave memory and come back intact at delivery, in order (PER-4)', async () => {
+test('paging - past the threshold bodies leave memory and come back intact at delivery, in order (PER-4)', async (context) => {
+  const cleanup = teardown(context);
   const store = new MemoryStore({ paging: true });
   const engine = new JmsEngine({ store, clock: new FakeClock(), pagingThresholdBytes: 100 });
+  cleanup(() => engine.close());
   const connection = new ConnectionFactory(engine).createConnection();
+  cleanup(() => connection.close());
   connection.start();
   const session = connection.createSession();
   const queue = session.createQueue('big');
@@ -39,17 +43,16 @@ test('paging - past the threshold bodies leave memory and come back intact at de
     got.push(m.getIntProperty('n'));
   }
   assert.deepEqual(got, [0, 2, 4, 6, 8, 10, 12, 14, 16, 18], 'an XPath selector reads paged bodies');
-  await connection.close();
-  await engine.close();
 });
 
-test('paging - non-persistent messages and stores that cannot read back are never paged (PER-4)', async () => {
+test('paging - non-persistent messages and stores that cannot read back are never paged (PER-4)', async (context) => {
+  const cleanup = teardown(context);
   const engine = new JmsEngine({ store: new MemoryStore(), clock: new FakeClock(), pagingThresholdBytes: 1 });
+  cleanup(() => engine.close());
   const connection = new ConnectionFactory(engine).createConnection();
+  cleanup(() => connection.close());
   const session = connection.createSession();
   const producer = session.createProducer(session.createQueue('q'));
   for (let i = 0; i < 5; i++) await producer.send(new TextMessage('body'));
   assert.equal(engine.messagesPagedOut, 0);
-  await connection.close();
-  await engine.close();
 });

@@ -3,11 +3,14 @@ import { test } from 'node:test';
 import { type Message, PoisonMessageError, Session, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
-test('poison - a listener throwing PoisonMessageError sends the message to the error destination at once (DLV-9)', async () => {
+test('poison - a listener throwing PoisonMessageError sends the message to the error destination at once (DLV-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors', redeliveryLimit: 5 });
   const connection = t.connect();
@@ -26,11 +29,12 @@ test('poison - a listener throwing PoisonMessageError sends the message to the e
   const parked = (await session.createConsumer(session.createQueue('errors')).receiveNoWait())!;
   assert.equal(parked.getStringProperty('JMS_ErrorReason'), 'poison: cannot parse order');
   assert.equal(parked.getIntProperty('JMS_ErrorDeliveryCount'), 1);
-  await t.close();
 });
 
-test('poison - session.reject parks a received message without using up redeliveries (DLV-9)', async () => {
+test('poison - session.reject parks a received message without using up redeliveries (DLV-9)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -40,11 +44,12 @@ test('poison - session.reject parks a received message without using up redelive
   assert.throws(() => session.reject(received), /not yet acknowledged/);
   const parked = await session.createConsumer(session.createQueue('errors')).receiveNoWait();
   assert.equal(parked?.getStringProperty('JMS_ErrorReason'), 'poison: schema violation');
-  await t.close();
 });
 
-test('poison - a message an AUTO_ACKNOWLEDGE receive returned is acknowledged and can no longer be rejected (DLV-9, SES-2)', async () => {
+test('poison - a message an AUTO_ACKNOWLEDGE receive returned is acknowledged and can no longer be rejected (DLV-9, SES-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   const session = t.connect().createSession();
@@ -55,11 +60,12 @@ test('poison - a message an AUTO_ACKNOWLEDGE receive returned is acknowledged an
     /only a message received by this session and not yet acknowledged/,
   );
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 0);
-  await t.close();
 });
 
-test('error destination - it cannot be deleted while another destination names it (DLV-3, DST-6)', async () => {
+test('error destination - it cannot be deleted while another destination names it (DLV-3, DST-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   await assert.rejects(
@@ -68,11 +74,12 @@ test('error destination - it cannot be deleted while another destination names i
   );
   await t.engine.deleteDestination('queue://q');
   await t.engine.deleteDestination('queue://errors');
-  await t.close();
 });
 
-test('unit of order - messages of one group go one at a time, in order; other groups proceed on other consumers (ORD-4)', async () => {
+test('unit of order - messages of one group go one at a time, in order; other groups proceed on other consumers (ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ messagesMaximum: 10 });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('uoo');
   const producer = session.createProducer(queue);
@@ -96,11 +103,12 @@ test('unit of order - messages of one group go one at a time, in order; other gr
   assert.equal(text(await first.receiveNoWait()), 'B1', 'a group may move to another consumer once free');
   await a0!.acknowledge();
   assert.equal(text(await second.receiveNoWait()), 'A1');
-  await t.close();
 });
 
-test('unit of order - a rolled-back message keeps its group waiting through the redelivery delay (ORD-4)', async () => {
+test('unit of order - a rolled-back message keeps its group waiting through the redelivery delay (ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 500 });
+  cleanup(() => t.close());
   await t.engine.createQueue('uoo', { unitOfOrderProperty: 'orderId' });
   const session = t.connect().createSession();
   const queue = session.createQueue('uoo');
@@ -124,11 +132,12 @@ test('unit of order - a rolled-back message keeps its group waiting through the 
   assert.equal(text(await consumer.receiveNoWait()), 'o1-a');
   await tx.commit();
   assert.equal(text(await consumer.receiveNoWait()), 'o1-b');
-  await t.close();
 });
 
-test('unit of order - a group moved to the error destination releases the next message (ORD-4)', async () => {
+test('unit of order - a group moved to the error destination releases the next message (ORD-4)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -144,11 +153,12 @@ test('unit of order - a group moved to the error destination releases the next m
   assert.equal(await consumer.receiveNoWait(), null);
   session.reject(first);
   assert.equal(text(await consumer.receiveNoWait()), 'g2');
-  await t.close();
 });
 
-test('unit of order - a selector consumer whose selector does not match the head of a unit waits for the unit (ORD-4, SEL-7)', async () => {
+test('unit of order - a selector consumer whose selector does not match the head of a unit waits for the unit (ORD-4, SEL-7)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -168,5 +178,4 @@ test('unit of order - a selector consumer whose selector does not match the head
   assert.equal(await selective.receiveNoWait(), null, 'still out');
   await head.acknowledge();
   assert.equal(text(await selective.receiveNoWait()), 'g1');
-  await t.close();
 });

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { type Message, Queue, Session, TextMessage } from '../../../../src/index.js';
 import { testEngine } from '../../../helpers/engine.js';
 import { settle } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
@@ -13,8 +14,10 @@ async function oneMessage(t: ReturnType<typeof testEngine>, queueName: string, l
   await producer.send(new TextMessage('m'));
 }
 
-test('redelivery - a rolled-back message waits out the factory delay before it is available again (DLV-1)', async () => {
+test('redelivery - a rolled-back message waits out the factory delay before it is available again (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 5000 });
+  cleanup(() => t.close());
   await oneMessage(t, 'q');
   const tx = t.connect().createSession(true);
   const consumer = tx.createConsumer(tx.createQueue('q'));
@@ -27,11 +30,12 @@ test('redelivery - a rolled-back message waits out the factory delay before it i
   await t.clock.advance(1);
   const back = await consumer.receiveNoWait();
   assert.equal(back?.getIntProperty('JMSXDeliveryCount'), 2);
-  await t.close();
 });
 
-test('redelivery - a session override beats the factory delay and a destination override beats both (DLV-1)', async () => {
+test('redelivery - a session override beats the factory delay and a destination override beats both (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 5000 });
+  cleanup(() => t.close());
   await oneMessage(t, 'session');
   await t.engine.createQueue('dest', { redeliveryDelayOverride: 100 });
   await oneMessage(t, 'dest');
@@ -47,11 +51,12 @@ test('redelivery - a session override beats the factory delay and a destination 
   assert.equal(await a.receiveNoWait(), null);
   await t.clock.advance(900);
   assert.equal(text(await a.receiveNoWait()), 'm', 'session override: 1000 ms');
-  await t.close();
 });
 
-test('redelivery - a session redelivery delay is checked as the factory checks it (DLV-1)', async () => {
+test('redelivery - a session redelivery delay is checked as the factory checks it (DLV-1)', (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 250 });
+  cleanup(() => t.close());
   const session = t.connect().createSession(true);
   for (const bad of [-5, Number.NaN, Infinity]) {
     assert.throws(
@@ -64,18 +69,18 @@ test('redelivery - a session redelivery delay is checked as the factory checks i
   assert.equal(session.getRedeliveryDelay(), 0);
   session.setRedeliveryDelay(undefined);
   assert.equal(session.getRedeliveryDelay(), 250, "undefined goes back to the factory's");
-  await t.close();
 });
 
-test('redelivery - an exponential backoff grows the delay per redelivery up to its maximum (DLV-1)', async () => {
+test('redelivery - an exponential backoff grows the delay per redelivery up to its maximum (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', {
     redeliveryDelayOverride: 100,
     redeliveryBackoff: { multiplier: 2, maximumMs: 300 },
   });
   await oneMessage(t, 'q');
   assert.deepEqual(await backoffWaits(t, 'q', 4, 50), [100, 200, 300, 300]);
-  await t.close();
 });
 
 /** Rolls the one message on `queue` back `rounds` times and returns how long each redelivery waited, in steps of `step` ms. */
@@ -96,17 +101,20 @@ async function backoffWaits(t: ReturnType<typeof testEngine>, queue: string, rou
   return waits;
 }
 
-test('redelivery - a backoff without a maximum grows the delay uncapped (DLV-1)', async () => {
+test('redelivery - a backoff without a maximum grows the delay uncapped (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { redeliveryDelayOverride: 100, redeliveryBackoff: { multiplier: 2 } });
   await oneMessage(t, 'q');
   assert.deepEqual(await backoffWaits(t, 'q', 5, 100), [100, 200, 400, 800, 1600]);
-  await t.close();
 });
 
-test('redelivery - a backoff that outgrows every number still waits a finite delay (DLV-1)', async () => {
+test('redelivery - a backoff that outgrows every number still waits a finite delay (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   // No expiration scan: the clock jumps thousands of years, and the scan would run at every 30 s of them.
   const t = testEngine({}, { expirationScanIntervalMs: 0 });
+  cleanup(() => t.close());
   await t.engine.createQueue('q', {
     redeliveryDelayOverride: 100,
     redeliveryBackoff: { multiplier: 1e300 },
@@ -122,11 +130,12 @@ test('redelivery - a backoff that outgrows every number still waits a finite del
     await t.clock.advance(delivery === 1 ? 100 : 2 ** 47);
   }
   assert.equal((await consumer.receiveNoWait())?.getIntProperty('JMSXDeliveryCount'), 4);
-  await t.close();
 });
 
-test('redelivery - a backoff the engine cannot run with is refused when the destination is created (DLV-1)', async () => {
+test('redelivery - a backoff the engine cannot run with is refused when the destination is created (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(
     t.engine.createQueue('q', { redeliveryBackoff: { multiplier: Number.NaN } }),
     /redeliveryBackoff.multiplier NaN is not valid \(expected a finite number >= 1\)/,
@@ -136,11 +145,12 @@ test('redelivery - a backoff the engine cannot run with is refused when the dest
     /redeliveryBackoff.maximumMs -1 is not valid/,
   );
   assert.equal(t.engine.resolveExisting(new Queue('q')), undefined);
-  await t.close();
 });
 
-test('redelivery - messages left unacknowledged by a closed connection come back without delay (DLV-1)', async () => {
+test('redelivery - messages left unacknowledged by a closed connection come back without delay (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 60_000 });
+  cleanup(() => t.close());
   await oneMessage(t, 'q');
   const connection = t.connect();
   const session = connection.createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -149,11 +159,12 @@ test('redelivery - messages left unacknowledged by a closed connection come back
   const again = t.connect().createSession().createConsumer(session.createQueue('q'));
   const back = await again.receiveNoWait();
   assert.equal(back?.getJMSRedelivered(), true);
-  await t.close();
 });
 
-test('redelivery - past the producer limit a message moves to the error destination with origin, reason and count (DLV-2, DLV-3)', async () => {
+test('redelivery - past the producer limit a message moves to the error destination with origin, reason and count (DLV-2, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   await oneMessage(t, 'q', 2);
@@ -173,11 +184,12 @@ test('redelivery - past the producer limit a message moves to the error destinat
   assert.match(parked.getStringProperty('JMS_ErrorReason')!, /redelivery limit 2 reached after 3 deliveries/);
   assert.equal(parked.getIntProperty('JMS_ErrorDeliveryCount'), 3);
   assert.equal(t.engine.messagesMovedToErrorDestinations, 1);
-  await t.close();
 });
 
-test('redelivery - a destination limit overrides the producer; without an error destination the message is deleted and counted (DLV-2, DLV-3)', async () => {
+test('redelivery - a destination limit overrides the producer; without an error destination the message is deleted and counted (DLV-2, DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { redeliveryLimit: 0 });
   await oneMessage(t, 'q', 10);
   const tx = t.connect().createSession(true);
@@ -188,7 +200,6 @@ test('redelivery - a destination limit overrides the producer; without an error 
   assert.equal(t.engine.messagesDiscarded, 1);
   const stats = t.engine.destinationStatistics('queue://q');
   assert.equal(stats.messagesCurrent + stats.messagesPending, 0);
-  await t.close();
 });
 
 /** Rolls back the one message on `queue` until it stops coming and returns its delivery counts. */
@@ -205,29 +216,33 @@ async function deliveriesUntilGone(t: ReturnType<typeof testEngine>, queue: stri
   return counts;
 }
 
-test('redelivery - a destination limit of -1 is no override: the producer limit applies (DLV-2)', async () => {
+test('redelivery - a destination limit of -1 is no override: the producer limit applies (DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { redeliveryLimit: -1, errorDestination: 'queue://errors' });
   await oneMessage(t, 'q', 1);
   assert.deepEqual(await deliveriesUntilGone(t, 'q'), [1, 2], "the producer's limit of 1");
   assert.equal(t.engine.destinationStatistics('queue://errors').messagesCurrent, 1);
-  await t.close();
 });
 
-test('redelivery - a producer limit of -1 is no limit (DLV-2)', async () => {
+test('redelivery - a producer limit of -1 is no limit (DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await oneMessage(t, 'q', -1);
   assert.deepEqual(
     await deliveriesUntilGone(t, 'q', 25),
     Array.from({ length: 25 }, (_, i) => i + 1),
   );
   assert.equal(t.engine.messagesDiscarded, 0);
-  await t.close();
 });
 
-test('redelivery - a destination delay override of -1 is no override: the session delay applies (DLV-1)', async () => {
+test('redelivery - a destination delay override of -1 is no override: the session delay applies (DLV-1)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 500 });
+  cleanup(() => t.close());
   await t.engine.createQueue('q', { redeliveryDelayOverride: -1 });
   await oneMessage(t, 'q');
   const tx = t.connect().createSession(true);
@@ -238,11 +253,12 @@ test('redelivery - a destination delay override of -1 is no override: the sessio
   assert.equal(await consumer.receiveNoWait(), null, 'still waiting out the factory delay');
   await t.clock.advance(1);
   assert.equal(text(await consumer.receiveNoWait()), 'm');
-  await t.close();
 });
 
-test('redelivery - override values the engine cannot run with are refused when the destination is created (DLV-1, DLV-2)', async () => {
+test('redelivery - override values the engine cannot run with are refused when the destination is created (DLV-1, DLV-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await assert.rejects(
     t.engine.createQueue('q', { redeliveryLimit: -2 }),
     /redeliveryLimit -2 is not valid \(expected -1 \(no override\) or an integer >= 0\)/,
@@ -255,11 +271,12 @@ test('redelivery - override values the engine cannot run with are refused when t
     t.engine.createQueue('q', { timeToLiveOverride: -5 }),
     /timeToLiveOverride -5 is not valid/,
   );
-  await t.close();
 });
 
-test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message comes back before anything sent after it (ORD-2)', async () => {
+test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message comes back before anything sent after it (ORD-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ messagesMaximum: 1 });
+  cleanup(() => t.close());
   const producerSession = t.connect().createSession();
   const queue = producerSession.createQueue('ordered');
   const producer = producerSession.createProducer(queue);
@@ -280,7 +297,6 @@ test('redelivery - with one consumer and MessagesMaximum 1 a rolled-back message
   await producer.send(new TextMessage('m5'));
   await settle();
   assert.deepEqual(seen, ['m0', 'm1', 'm2', 'm2', 'm3', 'm4', 'm5']);
-  await t.close();
 });
 
 /** Five messages to an AUTO_ACKNOWLEDGE listener that throws on the first delivery of m1: the order it sees them in. */
@@ -312,8 +328,10 @@ test('redelivery - caveat: with MessagesMaximum 10 a message a listener threw on
   assert.deepEqual(await orderWithFailingListener(10), ['m0', 'm1', 'm2', 'm3', 'm4', 'm1']);
 });
 
-test('redelivery - MessagesMaximum is 10 by default: a busy listener has at most 10 messages handed to it (SES-6)', async () => {
+test('redelivery - MessagesMaximum is 10 by default: a busy listener has at most 10 messages handed to it (SES-6)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   assert.equal(t.factory.options.messagesMaximum, 10);
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
@@ -334,11 +352,12 @@ test('redelivery - MessagesMaximum is 10 by default: a busy listener has at most
   release();
   await settle();
   assert.equal(calls, 15);
-  await t.close();
 });
 
-test('redelivery - on a topic subscription a rolled-back message waits out its delay and counts its deliveries, apart from other subscriptions (DLV-1, DST-2)', async () => {
+test('redelivery - on a topic subscription a rolled-back message waits out its delay and counts its deliveries, apart from other subscriptions (DLV-1, DST-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ redeliveryDelay: 1000 });
+  cleanup(() => t.close());
   const tx = t.connect().createSession(true);
   const topic = tx.createTopic('prices');
   const failing = tx.createConsumer(topic);
@@ -356,11 +375,12 @@ test('redelivery - on a topic subscription a rolled-back message waits out its d
   assert.equal(back?.getIntProperty('JMSXDeliveryCount'), 2);
   assert.equal(back?.getJMSRedelivered(), true);
   await tx.commit();
-  await t.close();
 });
 
-test('redelivery - caveat: during a redelivery delay later messages may pass (ORD-2)', async () => {
+test('redelivery - caveat: during a redelivery delay later messages may pass (ORD-2)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine({ messagesMaximum: 1, redeliveryDelay: 1000 });
+  cleanup(() => t.close());
   const session = t.connect().createSession();
   const queue = session.createQueue('q');
   const producer = session.createProducer(queue);
@@ -373,5 +393,4 @@ test('redelivery - caveat: during a redelivery delay later messages may pass (OR
   await tx.commit();
   await t.clock.advance(1000);
   assert.equal(text(await consumer.receiveNoWait()), 'm0');
-  await t.close();
 });
