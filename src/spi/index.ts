@@ -48,6 +48,8 @@ export {
   type JsonTypedValue,
   typedToJson,
   typedFromJson,
+} from '../jms/message/typed-value-codec.js';
+export {
   encodeTypeTags,
   decodeTypeTags,
   carriedProperties,
