@@ -48,6 +48,9 @@ export {
   type JsonTypedValue,
   typedToJson,
   typedFromJson,
+  type JsonValue,
+  typedToJsonValue,
+  typedFromJsonValue,
 } from '../jms/message/typed-value-codec.js';
 export {
   encodeTypeTags,
