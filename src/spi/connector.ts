@@ -6,6 +6,7 @@
 import type { EngineLogger } from '../jms/logger.js';
 import type { Message } from '../jms/message/message.js';
 import type { ConfigSchema } from './config-schema.js';
+import type { XPathEvaluator } from './xpath-evaluator.js';
 
 /** How the runtime settles one delivery from a source. Exactly one settle per delivery. */
 export type Outcome =
@@ -95,6 +96,12 @@ export interface ConnectorContext {
    */
   readonly qos?: 'at-most-once' | 'at-least-once' | 'exactly-once';
   readonly logger: EngineLogger;
+  /**
+   * XPath on a message's XML body, for a connector that keys or routes by the body (the Kafka
+   * sink's `key.from: xpath`), with the semantics of the selectors' `JMS_BEA_SELECT`. The gateway
+   * always gives it; a connector that needs it and finds none refuses to connect.
+   */
+  readonly evaluateXPath?: XPathEvaluator;
 }
 
 /** One thing a connection check found wrong with an endpoint. */

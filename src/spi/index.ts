@@ -15,6 +15,8 @@ export type {
   EndpointCheck,
   EndpointProblem,
 } from './connector.js';
+export { ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
+export { type XPathEvaluator, createXPathEvaluator } from './xpath-evaluator.js';
 export {
   NotConnectedError,
   BackOffError,
