@@ -208,7 +208,7 @@ test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer
   await t.close();
 });
 
-test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as the reference writes it (DLV-5)', async () => {
+test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as WebLogic writes it (DLV-5)', async () => {
   const t = testEngine();
   await t.engine.createQueue('q', { timeToDeliverOverride: '1500' });
   const session = t.connect().createSession();
