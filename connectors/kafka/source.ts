@@ -6,10 +6,9 @@
  * commits a partition's position only past records the bridge has settled, i.e. the offset after
  * the longest settled prefix. A restart resumes at the first unsettled record.
  *
- * Retry: `settle({ kind: 'retry', delayMs })` rewinds the partition (a seek) so that record and
- * every later one come again in order, and pauses the partition for `delayMs` while that head
- * record waits; other partitions go on. The delay runs on the injected {@link KafkaTimers}
- * (default: the global `setTimeout`).
+ * Retry: `settle({ kind: 'retry' })` rewinds the partition (a seek) so that record and every
+ * later one come again in order; other partitions go on. The runtime has waited its backoff
+ * before it settles, and keeps the partition's later records behind the retried one (ORD-3).
  *
  * Lost consumer (crash, broker unreachable after the client's retries): `receive` rejects with
  * NotConnectedError, every handed-out delivery becomes stale (its settle does nothing; the
@@ -33,7 +32,7 @@ import { recordToMessage } from './mapping.js';
 import { PartitionTrack } from './partition-track.js';
 import type { KafkaConfig } from './spec.js';
 
-/** Timers for retry delays; tests pass fakes. */
+/** Timers for the spacing of fetches (`#spaceFetches`); tests pass fakes. */
 export interface KafkaTimers {
   setTimeout(callback: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
@@ -49,7 +48,7 @@ const MIN_FETCH_INTERVAL_MS = 2;
 
 /** Options the code that builds a source may pass; the YAML configuration is {@link KafkaConfig}. */
 export interface KafkaSourceOptions {
-  /** Runs retry delays (partition pauses). Default: the global `setTimeout`. */
+  /** Runs the waits between fetches. Default: the global `setTimeout`. */
   readonly timers?: KafkaTimers;
 }
 
@@ -79,8 +78,6 @@ export class KafkaSource implements Source {
   #failure: Error | undefined;
   /** The state of each partition this member reads; a delivery is valid while its track is here. */
   readonly #tracks = new Map<number, PartitionTrack>();
-  /** Partitions paused for a retry delay, with their resume timer. */
-  readonly #pauses = new Map<number, unknown>();
   /** Partitions whose seek kafkajs may not have applied yet (kafkajs keeps seeks across rebalances). */
   readonly #seeksPending = new Set<number>();
   /**
@@ -184,7 +181,7 @@ export class KafkaSource implements Source {
   /**
    * Records not yet handed to the bridge: the read-ahead buffer plus, per partition this member
    * reads, the high watermark of its last fetch less the next offset to read. Approximate: the
-   * watermark is as fresh as the last fetch (a paused partition's goes stale), and offsets that
+   * watermark is as fresh as the last fetch, and offsets that
    * hold no record (transaction markers, compacted records) count.
    */
   backlog(): number | undefined {
@@ -282,7 +279,6 @@ export class KafkaSource implements Source {
       if (assigned.has(partition)) continue;
       this.#tracks.delete(partition);
       this.#highWatermarks.delete(partition);
-      this.#unpause(partition);
       if (this.#seeksPending.delete(partition)) {
         const position = track.restartPosition();
         if (position !== undefined) this.#lingeringSeeks.set(partition, position);
@@ -295,7 +291,6 @@ export class KafkaSource implements Source {
       const position = track?.resumePosition() ?? this.#lingeringSeeks.get(partition);
       this.#lingeringSeeks.delete(partition);
       if (position !== undefined) this.#seek(consumer, partition, position);
-      if (this.#pauses.has(partition)) this.#pause(consumer, partition);
     }
   }
 
@@ -316,10 +311,8 @@ export class KafkaSource implements Source {
     });
   }
 
-  /** The consumer is gone: its positions, pauses and seeks go with it; the group's committed offsets remain. */
+  /** The consumer is gone: its positions and seeks go with it; the group's committed offsets remain. */
   #forgetAll(): void {
-    for (const timer of this.#pauses.values()) this.#timers.clearTimeout(timer);
-    this.#pauses.clear();
     this.#tracks.clear();
     this.#highWatermarks.clear();
     this.#lastBatchAt.clear();
@@ -358,7 +351,6 @@ export class KafkaSource implements Source {
       this.#membership === membership &&
       this.#tracks.get(partition) === track &&
       track.epoch === epoch &&
-      !this.#pauses.has(partition) &&
       (this.#state === 'running' || this.#state === 'connecting');
     for (const record of batch.messages) {
       if (!current()) return;
@@ -484,42 +476,18 @@ export class KafkaSource implements Source {
     // The partition left this member, or the consumer was lost: the committed position brings it back.
     if (this.#tracks.get(partition) !== track || this.#state === 'closed') return;
     if (outcome.kind === 'retry') {
-      if (track.rewind(offset, epoch)) this.#rewind(partition, offset, outcome.delayMs ?? 0);
+      if (track.rewind(offset, epoch)) this.#rewind(partition, offset);
       return;
     }
     if (track.settle(offset)) await this.#commit();
   }
 
-  /** Reads `partition` again from `offset`, after `delayMs` with the partition paused meanwhile. */
-  #rewind(partition: number, offset: bigint, delayMs: number): void {
+  /** Reads `partition` again from `offset`: what was read ahead of it is dropped. */
+  #rewind(partition: number, offset: bigint): void {
     const consumer = this.#consumer;
     if (consumer === undefined) return;
     this.#dropBuffered((b) => b.partition === partition && b.offset >= offset);
-    const wasPaused = this.#unpause(partition, false);
-    if (delayMs > 0) {
-      this.#pause(consumer, partition);
-      this.#pauses.set(
-        partition,
-        this.#timers.setTimeout(() => {
-          if (this.#pauses.delete(partition) && this.#consumer === consumer)
-            this.#resume(consumer, partition);
-        }, delayMs),
-      );
-    } else if (wasPaused) {
-      this.#resume(consumer, partition);
-    }
     this.#seek(consumer, partition, offset);
-  }
-
-  /** Ends a retry pause: clears its timer and, unless `resume` is false, resumes fetching. True when it was paused. */
-  #unpause(partition: number, resume = true): boolean {
-    const timer = this.#pauses.get(partition);
-    if (timer === undefined) return false;
-    this.#timers.clearTimeout(timer);
-    this.#pauses.delete(partition);
-    const consumer = this.#consumer;
-    if (resume && consumer !== undefined) this.#resume(consumer, partition);
-    return true;
   }
 
   #seek(consumer: Consumer, partition: number, offset: bigint): void {
@@ -529,22 +497,6 @@ export class KafkaSource implements Source {
     } catch (error) {
       // Only when the consumer stopped meanwhile: the next one starts from the committed position.
       this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not seek');
-    }
-  }
-
-  #pause(consumer: Consumer, partition: number): void {
-    try {
-      consumer.pause([{ topic: this.#config.topic, partitions: [partition] }]);
-    } catch (error) {
-      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not pause');
-    }
-  }
-
-  #resume(consumer: Consumer, partition: number): void {
-    try {
-      consumer.resume([{ topic: this.#config.topic, partitions: [partition] }]);
-    } catch (error) {
-      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not resume');
     }
   }
 

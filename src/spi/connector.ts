@@ -12,8 +12,11 @@ import type { XPathEvaluator } from './xpath-evaluator.js';
 export type Outcome =
   /** Done: the source may forget it (broker ack, offset commit). */
   | { kind: 'ack' }
-  /** Not done: the source must deliver it again (broker nack/requeue, or keep the offset). */
-  | { kind: 'retry'; delayMs?: number }
+  /**
+   * Not done: the source must deliver it again (broker nack/requeue, or keep the offset). When it
+   * comes again is the runtime's business: it waits its own backoff before settling with a retry.
+   */
+  | { kind: 'retry' }
   /** Never deliverable: the source drops it (it has been parked in an error destination). */
   | { kind: 'reject'; reason: Error };
 
