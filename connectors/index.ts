@@ -1,5 +1,5 @@
 /**
- * The built-in connectors, as an explicit list (DESIGN.md: the registry is an instance built from
+ * The built-in connectors, as an explicit list (docs/architecture.md: the registry is an instance built from
  * an explicit list; tests build their own with fakes).
  */
 import { ConnectorRegistry, type ConnectorDefinition } from '../src/spi/index.js';
