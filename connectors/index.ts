@@ -1,6 +1,6 @@
 /**
- * The built-in connectors, as an explicit list (docs/architecture.md: the registry is an instance built from
- * an explicit list; tests build their own with fakes).
+ * The built-in connectors, as an explicit list (docs/architecture.md: the registry is an instance
+ * built from an explicit list; tests build their own with fakes).
  */
 import { ConnectorRegistry, type ConnectorDefinition } from '../src/spi/index.js';
 import { amqpConnector } from './amqp/index.js';
