@@ -1,12 +1,18 @@
-// Lint rules, including the dependency direction of DESIGN.md: the engine (`src/jms`) imports
-// nothing of the rest, the store imports only the engine, connectors see only `src/spi`.
+// Lint rules, including the dependency direction of docs/architecture.md: the engine (`src/jms`)
+// imports nothing of the rest, the store imports only the engine, connectors see only `src/spi`,
+// and only the CLI imports the composition layer (`src/gateway`).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const restrict = (patterns) => ({
   'no-restricted-imports': [
     'error',
-    { patterns: patterns.map((group) => ({ group: [group], message: 'breaks the layering of DESIGN.md' })) },
+    {
+      patterns: patterns.map((group) => ({
+        group: [group],
+        message: 'breaks the layering of docs/architecture.md',
+      })),
+    },
   ],
 });
 
@@ -37,6 +43,7 @@ export default tseslint.config(
       '**/config/**',
       '**/admin/**',
       '**/cli/**',
+      '**/gateway/**',
       '**/connectors/**',
       'node:fs',
       'node:fs/*',
@@ -52,6 +59,7 @@ export default tseslint.config(
       '**/config/**',
       '**/admin/**',
       '**/cli/**',
+      '**/gateway/**',
       '**/connectors/**',
     ]),
   },
@@ -63,16 +71,29 @@ export default tseslint.config(
       '**/config/**',
       '**/admin/**',
       '**/cli/**',
+      '**/gateway/**',
       '**/connectors/**',
     ]),
   },
   {
     files: ['src/bridge/**/*.ts'],
-    rules: restrict(['**/store/**', '**/config/**', '**/admin/**', '**/cli/**', '**/connectors/**']),
+    rules: restrict([
+      '**/store/**',
+      '**/config/**',
+      '**/admin/**',
+      '**/cli/**',
+      '**/gateway/**',
+      '**/connectors/**',
+    ]),
+  },
+  {
+    // The composition layer is the CLI's alone: config, admin and the library entry point
+    // (`src/index.ts`) are composed by it, never the other way round.
+    files: ['src/config/**/*.ts', 'src/admin/**/*.ts', 'src/index.ts'],
+    rules: restrict(['**/gateway/**', '**/cli/**']),
   },
   {
     files: ['connectors/**/*.ts'],
-    ignores: ['connectors/index.ts'],
     rules: restrict([
       '**/src/jms/**',
       '**/src/store/**',
@@ -80,6 +101,7 @@ export default tseslint.config(
       '**/src/config/**',
       '**/src/admin/**',
       '**/src/cli/**',
+      '**/src/gateway/**',
     ]),
   },
   {

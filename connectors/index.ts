@@ -1,9 +1,8 @@
 /**
- * The built-in connectors, as an explicit list (DESIGN.md: the registry is an instance built from
- * an explicit list; tests build their own with fakes).
+ * The built-in connectors, as an explicit list (docs/architecture.md: the registry is an instance
+ * built from an explicit list; tests build their own with fakes).
  */
-import { ConnectorRegistry } from '../src/config/connector-registry.js';
-import type { ConnectorDefinition } from '../src/spi/index.js';
+import { ConnectorRegistry, type ConnectorDefinition } from '../src/spi/index.js';
 import { amqpConnector } from './amqp/index.js';
 import { kafkaConnector } from './kafka/index.js';
 import { mqttConnector } from './mqtt/index.js';

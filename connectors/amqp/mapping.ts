@@ -44,6 +44,7 @@ import {
   encodeTypeTags,
   parseDestination,
   setCarriedProperty,
+  typedFromJsonValue,
   typedFromString,
   typedToString,
   type BodyType,
@@ -277,10 +278,6 @@ function wholeNumber(value: unknown): number | undefined {
   return undefined;
 }
 
-function numberText(value: number): string {
-  return Object.is(value, -0) ? '-0' : String(value);
-}
-
 /** Infers the type of an untagged header value, as a foreign publisher wrote it. */
 function inferTyped(raw: unknown): TypedValue | undefined {
   switch (typeof raw) {
@@ -306,9 +303,8 @@ function inferTyped(raw: unknown): TypedValue | undefined {
 function taggedTyped(raw: unknown, type: ValueType, exact: string | undefined): TypedValue | undefined {
   try {
     if (type === 'long' && exact !== undefined) return typedFromString('long', exact);
-    if (typeof raw === 'number') return typedFromString(type, numberText(raw));
-    if (typeof raw === 'boolean' && type === 'boolean') return { type, value: raw };
-    if (typeof raw === 'string') return typedFromString(type, raw);
+    if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'string')
+      return typedFromJsonValue(type, raw);
   } catch {
     return undefined;
   }

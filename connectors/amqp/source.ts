@@ -4,8 +4,8 @@
  *
  * - `ack` → `basic.ack`: the broker forgets the message.
  * - `retry` → `basic.nack(requeue=true)`: the broker puts it back and delivers it again, marked
- *   redelivered (JMSRedelivered). `delayMs` is not applied here: the runtime waits the
- *   redelivery delay before it settles with `retry` (AMQP 0-9-1 has no delayed requeue).
+ *   redelivered (JMSRedelivered). The runtime waits the redelivery delay before it settles
+ *   with `retry` (AMQP 0-9-1 has no delayed requeue).
  * - `reject` → `basic.nack(requeue=false)`: the broker drops the message, or dead-letters it to
  *   the queue's dead-letter exchange when it has one (argument `x-dead-letter-exchange`).
  *

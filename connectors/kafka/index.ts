@@ -6,7 +6,6 @@
 import type { ConnectorContext, ConnectorDefinition, Sink, Source } from '../../src/spi/index.js';
 import { checkKafkaEndpoint } from './check.js';
 import { KafkaSink } from './sink.js';
-import type { KafkaSinkContext } from './sink.js';
 import { KafkaSource } from './source.js';
 import { checkKafkaConfig, kafkaConfigSchema } from './spec.js';
 import type { KafkaConfig } from './spec.js';
@@ -25,13 +24,13 @@ export const kafkaConnector: ConnectorDefinition<KafkaConfig> = {
   createSource(config: KafkaConfig, context: ConnectorContext): Source {
     return new KafkaSource(checked(config, 'source'), context);
   },
-  createSink(config: KafkaConfig, context: KafkaSinkContext): Sink {
+  createSink(config: KafkaConfig, context: ConnectorContext): Sink {
     return new KafkaSink(checked(config, 'sink'), context);
   },
   check: checkKafkaEndpoint,
 };
 
 export { KafkaSource } from './source.js';
-export { KafkaSink, type KafkaSinkContext } from './sink.js';
+export { KafkaSink } from './sink.js';
 export { kafkaConfigSchema, checkKafkaConfig, type KafkaConfig } from './spec.js';
-export { messageToRecord, recordToMessage, type XPathEvaluator } from './mapping.js';
+export { messageToRecord, recordToMessage } from './mapping.js';

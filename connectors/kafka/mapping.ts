@@ -40,7 +40,7 @@ import {
   typedToString,
   writeHeaders,
 } from '../../src/spi/index.js';
-import type { BodyType, TypedValue } from '../../src/spi/index.js';
+import type { BodyType, TypedValue, XPathEvaluator } from '../../src/spi/index.js';
 import type { KafkaForeignBody, KafkaKeyConfig } from './spec.js';
 
 /** Header with the JMS body type; its presence marks a record the gateway wrote. */
@@ -80,9 +80,6 @@ export interface RecordToMessageOptions {
   /** Told when a gateway record's headers are malformed and it is read as a foreign record instead. */
   readonly onMappingError?: (error: Error) => void;
 }
-
-/** Evaluates an XPath on a message's XML body: the string value, or null (SEL-4 semantics). */
-export type XPathEvaluator = (message: Message, expression: string) => string | null;
 
 /** What the sink's mapping needs from its configuration. */
 export interface MessageToRecordOptions {

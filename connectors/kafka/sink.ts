@@ -38,7 +38,6 @@ import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
-import type { XPathEvaluator } from './mapping.js';
 import {
   type KafkaSizeLimits,
   type RequestEnvelope,
@@ -47,20 +46,10 @@ import {
 } from './size-limits.js';
 import type { KafkaConfig } from './spec.js';
 
-/**
- * What the runtime may add to the connector context for a Kafka sink. Connectors cannot import
- * the engine's selector module, so an XPath key (`key.from: xpath`) needs the runtime to pass
- * its evaluator here; without it, such a sink refuses to connect, and a route can instead set a
- * property from the XPath and key by that property (`key.from: property`).
- */
-export interface KafkaSinkContext extends ConnectorContext {
-  readonly evaluateXPath?: XPathEvaluator;
-}
-
 /** A Kafka sink; see the module comment for what `send` guarantees. */
 export class KafkaSink implements Sink {
   readonly #config: KafkaConfig;
-  readonly #context: KafkaSinkContext;
+  readonly #context: ConnectorContext;
   #producer: Producer | undefined;
   /** Set when the producer is transactional (configured, or defaulted for exactly-once). */
   readonly #transactionalId: string | undefined;
@@ -72,7 +61,7 @@ export class KafkaSink implements Sink {
   /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
   #transactions: Promise<void> = Promise.resolve();
 
-  constructor(config: KafkaConfig, context: KafkaSinkContext) {
+  constructor(config: KafkaConfig, context: ConnectorContext) {
     this.#config = config;
     this.#context = context;
     this.#transactionalId =

@@ -6,10 +6,11 @@
  * commits a partition's position only past records the bridge has settled, i.e. the offset after
  * the longest settled prefix. A restart resumes at the first unsettled record.
  *
- * Retry: `settle({ kind: 'retry', delayMs })` rewinds the partition (a seek) so that record and
- * every later one come again in order, and pauses the partition for `delayMs` while that head
- * record waits; other partitions go on. The delay runs on the context's clock (default: the
- * system's timers), as do the waits for buffer space and the spacing of fetches.
+ * Retry: `settle({ kind: 'retry' })` rewinds the partition (a seek) so that record and every
+ * later one come again in order; other partitions go on. The runtime has waited its backoff
+ * before it settles, and keeps the partition's later records behind the retried one (ORD-3).
+ * The waits for buffer space and the spacing of fetches run on the context's clock (default:
+ * the system's timers).
  *
  * Lost consumer (crash, broker unreachable after the client's retries): `receive` rejects with
  * NotConnectedError, every handed-out delivery becomes stale (its settle does nothing; the
@@ -71,8 +72,6 @@ export class KafkaSource implements Source {
   #failure: Error | undefined;
   /** The state of each partition this member reads; a delivery is valid while its track is here. */
   readonly #tracks = new Map<number, PartitionTrack>();
-  /** Partitions paused for a retry delay, with their resume timer. */
-  readonly #pauses = new Map<number, unknown>();
   /** Partitions whose seek kafkajs may not have applied yet (kafkajs keeps seeks across rebalances). */
   readonly #seeksPending = new Set<number>();
   /**
@@ -176,7 +175,7 @@ export class KafkaSource implements Source {
   /**
    * Records not yet handed to the bridge: the read-ahead buffer plus, per partition this member
    * reads, the high watermark of its last fetch less the next offset to read. Approximate: the
-   * watermark is as fresh as the last fetch (a paused partition's goes stale), and offsets that
+   * watermark is as fresh as the last fetch, and offsets that
    * hold no record (transaction markers, compacted records) count.
    */
   backlog(): number | undefined {
@@ -274,7 +273,6 @@ export class KafkaSource implements Source {
       if (assigned.has(partition)) continue;
       this.#tracks.delete(partition);
       this.#highWatermarks.delete(partition);
-      this.#unpause(partition);
       if (this.#seeksPending.delete(partition)) {
         const position = track.restartPosition();
         if (position !== undefined) this.#lingeringSeeks.set(partition, position);
@@ -287,7 +285,6 @@ export class KafkaSource implements Source {
       const position = track?.resumePosition() ?? this.#lingeringSeeks.get(partition);
       this.#lingeringSeeks.delete(partition);
       if (position !== undefined) this.#seek(consumer, partition, position);
-      if (this.#pauses.has(partition)) this.#pause(consumer, partition);
     }
   }
 
@@ -308,10 +305,8 @@ export class KafkaSource implements Source {
     });
   }
 
-  /** The consumer is gone: its positions, pauses and seeks go with it; the group's committed offsets remain. */
+  /** The consumer is gone: its positions and seeks go with it; the group's committed offsets remain. */
   #forgetAll(): void {
-    for (const timer of this.#pauses.values()) this.#clock.clearTimer(timer);
-    this.#pauses.clear();
     this.#tracks.clear();
     this.#highWatermarks.clear();
     this.#lastBatchAt.clear();
@@ -350,7 +345,6 @@ export class KafkaSource implements Source {
       this.#membership === membership &&
       this.#tracks.get(partition) === track &&
       track.epoch === epoch &&
-      !this.#pauses.has(partition) &&
       (this.#state === 'running' || this.#state === 'connecting');
     for (const record of batch.messages) {
       if (!current()) return;
@@ -477,42 +471,18 @@ export class KafkaSource implements Source {
     // The partition left this member, or the consumer was lost: the committed position brings it back.
     if (this.#tracks.get(partition) !== track || this.#state === 'closed') return;
     if (outcome.kind === 'retry') {
-      if (track.rewind(offset, epoch)) this.#rewind(partition, offset, outcome.delayMs ?? 0);
+      if (track.rewind(offset, epoch)) this.#rewind(partition, offset);
       return;
     }
     if (track.settle(offset)) await this.#commit();
   }
 
-  /** Reads `partition` again from `offset`, after `delayMs` with the partition paused meanwhile. */
-  #rewind(partition: number, offset: bigint, delayMs: number): void {
+  /** Reads `partition` again from `offset`: what was read ahead of it is dropped. */
+  #rewind(partition: number, offset: bigint): void {
     const consumer = this.#consumer;
     if (consumer === undefined) return;
     this.#dropBuffered((b) => b.partition === partition && b.offset >= offset);
-    const wasPaused = this.#unpause(partition, false);
-    if (delayMs > 0) {
-      this.#pause(consumer, partition);
-      this.#pauses.set(
-        partition,
-        this.#clock.setTimer(() => {
-          if (this.#pauses.delete(partition) && this.#consumer === consumer)
-            this.#resume(consumer, partition);
-        }, delayMs),
-      );
-    } else if (wasPaused) {
-      this.#resume(consumer, partition);
-    }
     this.#seek(consumer, partition, offset);
-  }
-
-  /** Ends a retry pause: clears its timer and, unless `resume` is false, resumes fetching. True when it was paused. */
-  #unpause(partition: number, resume = true): boolean {
-    const timer = this.#pauses.get(partition);
-    if (timer === undefined) return false;
-    this.#clock.clearTimer(timer);
-    this.#pauses.delete(partition);
-    const consumer = this.#consumer;
-    if (resume && consumer !== undefined) this.#resume(consumer, partition);
-    return true;
   }
 
   #seek(consumer: Consumer, partition: number, offset: bigint): void {
@@ -522,22 +492,6 @@ export class KafkaSource implements Source {
     } catch (error) {
       // Only when the consumer stopped meanwhile: the next one starts from the committed position.
       this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not seek');
-    }
-  }
-
-  #pause(consumer: Consumer, partition: number): void {
-    try {
-      consumer.pause([{ topic: this.#config.topic, partitions: [partition] }]);
-    } catch (error) {
-      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not pause');
-    }
-  }
-
-  #resume(consumer: Consumer, partition: number): void {
-    try {
-      consumer.resume([{ topic: this.#config.topic, partitions: [partition] }]);
-    } catch (error) {
-      this.#context.logger.debug({ partition, error: String(error) }, 'kafka source could not resume');
     }
   }
 

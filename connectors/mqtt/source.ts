@@ -24,8 +24,8 @@
  * has no negative acknowledgement); `retry` → not acknowledged, and handed out again by the next
  * `receive` with JMSRedelivered set. MQTT has no way to ask the broker for a redelivery: it
  * resends unacknowledged messages only when a persistent session reconnects (MQTT 5 4.4), which
- * is also what happens if the gateway stops before the retry succeeds. `delayMs` is not applied
- * here: the runtime waits before settling with `retry`.
+ * is also what happens if the gateway stops before the retry succeeds. The runtime waits its
+ * backoff before settling with `retry`.
  *
  * Losing the connection fails `receive` with NotConnectedError; settling a delivery of a lost
  * connection rejects with NotConnectedError (with a persistent session the broker sends it again

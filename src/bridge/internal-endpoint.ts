@@ -73,7 +73,6 @@ interface LedgerRecord {
   readonly message: Message;
   readonly generation: number;
   state: 'open' | 'done' | 'retry';
-  delayMs: number;
 }
 
 /** A source over an engine queue or topic. */
@@ -245,7 +244,7 @@ export class InternalSource implements Source {
           `the consumer of '${this.#destination.toString()}' was closed (was the destination deleted?)`,
         );
       }
-      const record: LedgerRecord = { message, generation: this.#generation, state: 'open', delayMs: 0 };
+      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
       this.#ledger.push(record);
       const id = message.getJMSMessageID();
       if (id !== null && this.#alreadyDone.delete(id)) {
@@ -274,7 +273,6 @@ export class InternalSource implements Source {
   #settle(record: LedgerRecord, outcome: Outcome): Promise<void> {
     if (record.state !== 'open') return Promise.reject(new IllegalStateError('delivery was already settled'));
     record.state = outcome.kind === 'retry' ? 'retry' : 'done';
-    if (outcome.kind === 'retry') record.delayMs = outcome.delayMs ?? 0;
     if (record.generation !== this.#generation) {
       // The session it came from is gone and the message is on its way back.
       if (record.state === 'done') this.#rememberDone(record.message);
@@ -328,7 +326,8 @@ export class InternalSource implements Source {
     this.#ledger = [];
     this.#generation++;
     for (const record of records) if (record.state === 'done') this.#rememberDone(record.message);
-    session.setRedeliveryDelay(Math.max(0, ...records.map((record) => record.delayMs)));
+    // The bridge runtime has waited its own backoff already: what goes back is available at once.
+    session.setRedeliveryDelay(0);
     try {
       await putBack();
     } finally {

@@ -3,7 +3,7 @@
  * every field with its type, default and description. Endpoints are documented once per type
  * (they appear as a bridge's source, target and error destination, and as connections).
  */
-import type { ConnectorRegistry } from './connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import { DESTINATION_OPTION_FIELDS, gatewaySchema } from './gateway-schema.js';
 import { type SchemaNode, type TaggedNode, defaultOf, expectedOf } from './schema.js';
 

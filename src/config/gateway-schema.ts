@@ -6,7 +6,7 @@ import { DESTINATION_NAME_PATTERN } from '../jms/destination/destination-name.js
 import { DEFAULT_XPATH_LIMITS } from '../jms/selector/xpath/xpath-limits.js';
 import type { FieldSpec } from '../spi/index.js';
 import { LOG_LEVELS } from './gateway-config.js';
-import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
+import { type ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from '../spi/connector-registry.js';
 import type { ObjectNode, SchemaNode, TaggedNode, Variant } from './schema.js';
 
 /** What a destination name may be: the engine's own rule (length, characters), so both refuse the same names. */

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { renderConfigDocs } from './config-docs.js';
-import type { ConnectorRegistry } from './connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import { gatewaySchema } from './gateway-schema.js';
 import { toJsonSchema } from './json-schema.js';
 

@@ -7,7 +7,7 @@
  */
 import { open } from 'node:fs/promises';
 import { checkConfig } from './checks.js';
-import type { ConnectorRegistry } from './connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import { type GatewayConfig, toGatewayConfig } from './gateway-config.js';
 import { gatewaySchema } from './gateway-schema.js';
 import { MAX_CONFIG_BYTES, tooLarge } from './limits.js';

@@ -5,7 +5,7 @@
  * a broker address from the environment is no secret, a password written in the file is one.
  */
 import type { FieldSpec } from '../spi/index.js';
-import type { ConnectorRegistry } from './connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import { credentialsIn } from './credentials.js';
 import type { EndpointConfig, GatewayConfig } from './gateway-config.js';
 

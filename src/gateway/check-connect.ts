@@ -5,7 +5,7 @@
  * what it reads or writes exists or would be declared at connect. Nothing is created, nothing
  * is sent, and every check is bounded in time, so an unreachable broker is a line, not a hang.
  */
-import type { ConnectorRegistry } from '../config/connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import type { ConnectorEndpointConfig, EndpointConfig } from '../config/gateway-config.js';
 import { isInternalEndpoint } from '../config/gateway-config.js';
 import { formatProblems, type LoadedConfig } from '../config/load-config.js';

@@ -3,7 +3,7 @@
  * cross-field checks, then building everything on an in-memory engine. `validate` and a reload
  * use the same function, so a file `validate` accepts is one a reload applies.
  */
-import type { ConnectorRegistry } from '../config/connector-registry.js';
+import type { ConnectorRegistry } from '../spi/connector-registry.js';
 import { ConfigError, type LoadedConfig, formatProblems, loadConfig } from '../config/load-config.js';
 import { Gateway, type ReloadSource } from './gateway.js';
 

@@ -11,7 +11,7 @@ import type { JmsEngine } from '../jms/engine.js';
 import { InvalidArgumentError } from '../jms/errors.js';
 import type { ConnectorContext, Sink, Source } from '../spi/index.js';
 import type { GatewayLogger } from './logger.js';
-import type { XPathEvaluator } from './xpath-evaluator.js';
+import type { XPathEvaluator } from '../spi/xpath-evaluator.js';
 
 /** What building an endpoint needs. */
 export interface EndpointServices {
@@ -24,10 +24,7 @@ export interface EndpointServices {
   readonly clock: Clock;
 }
 
-/**
- * What a connector gets: its bridge's name (client ids, logs), a logger, and the runtime's XPath
- * evaluator for connectors that key by the body (the Kafka sink's `key.from: xpath`).
- */
+/** What the gateway gives a connector: the SPI's context, with the XPath evaluator always set. */
 export interface GatewayConnectorContext extends ConnectorContext {
   readonly evaluateXPath: XPathEvaluator;
 }

@@ -41,7 +41,7 @@ import { type EndpointServices, createSink, createSource } from './endpoints.js'
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
 import { type ReloadPlan, canonical, planReload } from './reload-plan.js';
-import { createXPathEvaluator } from './xpath-evaluator.js';
+import { createXPathEvaluator } from '../spi/xpath-evaluator.js';
 
 /** What `start` takes besides the configuration. */
 export interface GatewayStartOptions {

@@ -17,5 +17,5 @@ export { reloadOnSignal } from './reload-on-signal.js';
 export { type ReloadPlan, type BridgeChange, type RunningState, planReload } from './reload-plan.js';
 export { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 export { SecretMask } from './secret-mask.js';
-export { type XPathEvaluator, createXPathEvaluator } from './xpath-evaluator.js';
+export { type XPathEvaluator, createXPathEvaluator } from '../spi/xpath-evaluator.js';
 export { type GatewayConnectorContext, createSource, createSink } from './endpoints.js';

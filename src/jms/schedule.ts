@@ -1,33 +1,34 @@
 /**
  * The cron-like delivery schedule of a destination's TimeToDeliverOverride (DLV-5, DLV-6), after
- * the WebLogic `Schedule` helper described in reference `000`.
+ * WebLogic's `Schedule` helper (`weblogic.jms.extensions.Schedule`); docs/delivery.md describes
+ * it for users.
  *
  * A schedule is seven whitespace-separated fields,
  * `millisecond second minute hour dayOfMonth month dayOfWeek`, each `*`, a value, a range `a-b`,
- * or a comma list of values and ranges. Semantics (all from `000`, "Setting a Scheduled
- * Time-to-Deliver Override"):
+ * or a comma list of values and ranges. Semantics (all as WebLogic documents its scheduled
+ * time-to-deliver override):
  * - `l` / `last` (any case) is the greatest value of its field, and may be used wherever a number
  *   may, including in ranges (`30-last`).
  * - dayOfWeek 1 is Sunday, 7 Saturday; months are 1-12 (not Java's 0-11).
  * - A dayOfMonth beyond the end of a month means the month's last day: 31 is the last day of every
  *   month, and 29, 30 or 31 in February mean the 28th, or the 29th in a leap year.
- * - Milliseconds are rounded down to a 50th of a second; the reference lists the values as
+ * - Milliseconds are rounded down to a 50th of a second; WebLogic lists the values as
  *   0, 19, 39, ..., 979, 999, and "0-40 gets rounded to 0-39 and 50-999 gets rounded to 39-999",
  *   so a value rounds down to the greatest of those at or below it ({@link roundMillisecond}).
  * - Several schedules separated by `;` fire at the soonest of their times.
- * - The next scheduled time is strictly AFTER the given time (the reference's API is "the next
+ * - The next scheduled time is strictly AFTER the given time (WebLogic's API is "the next
  *   scheduled time after the given time"), so a time that matches exactly yields the next one.
  *
- * Decisions where the reference is silent:
- * - All seven fields must match (dayOfMonth AND dayOfWeek), unlike Vixie cron's OR: the reference
+ * Decisions where WebLogic's documentation is silent:
+ * - All seven fields must match (dayOfMonth AND dayOfWeek), unlike Vixie cron's OR: WebLogic
  *   defines each field as a constraint and offers `;` for alternatives (its own use case for `;`
  *   is a schedule that depends on the day of the week). `* * * * 8-14 * 2` is the second Monday.
- * - A range must not run backwards (`17-9` is a syntax error): the reference writes "9 A.M. to
+ * - A range must not run backwards (`17-9` is a syntax error): WebLogic writes "9 A.M. to
  *   5 P.M. and midnight" as the list `9-17,0`, never as a wrapping range, and guessing a wrap
  *   would silently schedule something else than the administrator meant.
  * - Fields are separated by any run of whitespace; no whitespace is allowed inside a field (it
  *   would be ambiguous with the field separator), and whitespace around `;` is ignored.
- * - Times are wall-clock times (the reference's Calendar uses the default time zone), in the
+ * - Times are wall-clock times (WebLogic's Calendar uses the default time zone), in the
  *   process's local time zone by default or in UTC with `{ timeZone: 'utc' }`. In local time a
  *   wall-clock time skipped by a daylight-saving gap never happens, so it never matches; a time
  *   repeated by a fall-back overlap matches at both instants. Time zone transitions are assumed
@@ -41,7 +42,7 @@ export type ScheduleTimeZone = 'local' | 'utc';
 
 /** How a schedule is evaluated. */
 export interface ScheduleOptions {
-  /** Time zone of the wall-clock fields; defaults to `'local'`, like the reference's Calendar. */
+  /** Time zone of the wall-clock fields; defaults to `'local'`, like WebLogic's Calendar. */
   readonly timeZone?: ScheduleTimeZone;
 }
 
@@ -88,7 +89,7 @@ export function parseSchedule(text: string, options: ScheduleOptions = {}): Sche
 }
 
 /**
- * The next scheduled time after `afterMs`, in absolute epoch milliseconds (the reference's
+ * The next scheduled time after `afterMs`, in absolute epoch milliseconds (WebLogic's
  * `nextScheduledTimeInMillis`).
  * @throws {ScheduleSyntaxError} when the text is not a valid schedule.
  */
@@ -97,7 +98,7 @@ export function nextScheduledTime(schedule: string, afterMs: number, options: Sc
 }
 
 /**
- * The next scheduled time after `nowMs`, in milliseconds from `nowMs` (the reference's
+ * The next scheduled time after `nowMs`, in milliseconds from `nowMs` (WebLogic's
  * `nextScheduledTimeInMillisRelative`); always positive, `Infinity` when there is none.
  * @throws {ScheduleSyntaxError} when the text is not a valid schedule.
  */
@@ -111,7 +112,7 @@ export function nextScheduledTimeRelative(
 
 /**
  * Rounds a millisecond value down to the greatest of 0, 19, 39, ..., 979, 999 at or below it: the
- * reference's "rounded down to the nearest 50th of a second".
+ * WebLogic's "rounded down to the nearest 50th of a second".
  */
 export function roundMillisecond(value: number): number {
   return value < 19 ? 0 : Math.floor((value + 1) / 20) * 20 - 1;

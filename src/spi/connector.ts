@@ -7,13 +7,17 @@ import type { Clock } from '../jms/clock.js';
 import type { EngineLogger } from '../jms/logger.js';
 import type { Message } from '../jms/message/message.js';
 import type { ConfigSchema } from './config-schema.js';
+import type { XPathEvaluator } from './xpath-evaluator.js';
 
 /** How the runtime settles one delivery from a source. Exactly one settle per delivery. */
 export type Outcome =
   /** Done: the source may forget it (broker ack, offset commit). */
   | { kind: 'ack' }
-  /** Not done: the source must deliver it again (broker nack/requeue, or keep the offset). */
-  | { kind: 'retry'; delayMs?: number }
+  /**
+   * Not done: the source must deliver it again (broker nack/requeue, or keep the offset). When it
+   * comes again is the runtime's business: it waits its own backoff before settling with a retry.
+   */
+  | { kind: 'retry' }
   /** Never deliverable: the source drops it (it has been parked in an error destination). */
   | { kind: 'reject'; reason: Error };
 
@@ -101,6 +105,12 @@ export interface ConnectorContext {
    * one. Absent, a connector uses the system clock.
    */
   readonly clock?: Clock;
+  /**
+   * XPath on a message's XML body, for a connector that keys or routes by the body (the Kafka
+   * sink's `key.from: xpath`), with the semantics of the selectors' `JMS_BEA_SELECT`. The gateway
+   * always gives it; a connector that needs it and finds none refuses to connect.
+   */
+  readonly evaluateXPath?: XPathEvaluator;
 }
 
 /** One thing a connection check found wrong with an endpoint. */

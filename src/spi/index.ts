@@ -15,6 +15,8 @@ export type {
   EndpointCheck,
   EndpointProblem,
 } from './connector.js';
+export { ConnectorRegistry, INTERNAL_ENDPOINT_TYPE } from './connector-registry.js';
+export { type XPathEvaluator, createXPathEvaluator } from './xpath-evaluator.js';
 export {
   NotConnectedError,
   BackOffError,
@@ -48,6 +50,11 @@ export {
   type JsonTypedValue,
   typedToJson,
   typedFromJson,
+  type JsonValue,
+  typedToJsonValue,
+  typedFromJsonValue,
+} from '../jms/message/typed-value-codec.js';
+export {
   encodeTypeTags,
   decodeTypeTags,
   carriedProperties,

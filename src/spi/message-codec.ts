@@ -2,8 +2,9 @@
  * Protocol-neutral pieces of the lossless JMS mapping (BRG-6), shared by every connector:
  *
  * - bodies to bytes and back, per body type ({@link encodeBody}, {@link decodeBody});
- * - typed values to a natural string plus a type tag and back ({@link typedToString},
- *   {@link typedFromString}), and to a typed JSON form ({@link typedToJson}, {@link typedFromJson});
+ * - typed values: the codec of `src/jms/message/typed-value-codec.ts` (natural strings and typed
+ *   JSON), the one the JSON form and the store use too; here, the compact type tags of a set of
+ *   properties ({@link encodeTypeTags}, {@link decodeTypeTags});
  * - the JMS headers that travel ({@link CARRIED_HEADERS}, {@link readHeaders}, {@link writeHeaders});
  * - the body type as a MIME content type ({@link contentTypeOf}, {@link bodyTypeOfContentType});
  * - the JSON envelope for protocols without metadata, MQTT 3.1.1 ({@link encodeEnvelope},
@@ -20,176 +21,14 @@ import { MapMessage } from '../jms/message/map-message.js';
 import { StreamMessage } from '../jms/message/stream-message.js';
 import { parseDestination } from '../jms/destination/destination.js';
 import type { TypedValue, ValueType } from '../jms/message/typed-value.js';
-
-// --- typed values ---
-
-/** The value types a typed value can carry, as they are written in type tags. */
-export const VALUE_TYPES: readonly ValueType[] = [
-  'boolean',
-  'byte',
-  'short',
-  'char',
-  'int',
-  'long',
-  'float',
-  'double',
-  'string',
-  'bytes',
-];
-
-const INTEGER_BOUNDS = {
-  byte: [-128n, 127n],
-  short: [-32768n, 32767n],
-  int: [-2147483648n, 2147483647n],
-  long: [-9223372036854775808n, 9223372036854775807n],
-} as const;
-
-const INTEGER_TEXT = /^[+-]?\d+$/;
-const FLOATING_TEXT = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)$/;
-const BASE64_TEXT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** True when `type` names a value type. */
-export function isValueType(type: unknown): type is ValueType {
-  return typeof type === 'string' && (VALUE_TYPES as readonly string[]).includes(type);
-}
-
-function numberText(value: number): string {
-  return Object.is(value, -0) ? '-0' : String(value);
-}
-
-/** The shortest decimal that reads back as the same 32-bit float: `0.1`, not `0.10000000149011612`. */
-function floatText(value: number): string {
-  if (!Number.isFinite(value) || value === 0) return numberText(value);
-  for (let digits = 1; digits <= 9; digits++) {
-    const candidate = Number(value.toPrecision(digits));
-    if (Math.fround(candidate) === value) return String(candidate);
-  }
-  return String(value);
-}
-
-/**
- * A typed value as the natural string a foreign reader expects: `'42'`, `'true'`, `'1.5'`,
- * `'9223372036854775807'`; floats as the shortest decimal that reads back exactly; `'NaN'`,
- * `'Infinity'`, `'-Infinity'`, `'-0'`; bytes as base64. Its type travels separately as a tag
- * (the type's name, see {@link encodeTypeTags}); {@link typedFromString} reverses it exactly.
- */
-export function typedToString(typed: TypedValue): string {
-  switch (typed.type) {
-    case 'float':
-      return floatText(typed.value);
-    case 'double':
-      return numberText(typed.value);
-    case 'bytes':
-      return Buffer.from(typed.value).toString('base64');
-    default:
-      return String(typed.value);
-  }
-}
-
-function parseInteger(type: keyof typeof INTEGER_BOUNDS, text: string): bigint {
-  if (!INTEGER_TEXT.test(text)) throw new MessageFormatError(`'${text}' is not a ${type}`);
-  const value = BigInt(text);
-  const [min, max] = INTEGER_BOUNDS[type];
-  if (value < min || value > max) throw new MessageFormatError(`'${text}' is out of range for a ${type}`);
-  return value;
-}
-
-function parseFloating(type: 'float' | 'double', text: string): number {
-  if (!FLOATING_TEXT.test(text)) throw new MessageFormatError(`'${text}' is not a ${type}`);
-  const value = Number(text);
-  return type === 'float' ? Math.fround(value) : value;
-}
-
-/**
- * Reads the natural string of {@link typedToString} back as a value of `type`. Strict: text that
- * is not exactly a value of that type (`'3.5'` as an int, `'yes'` as a boolean, an int out of
- * range) throws a MessageFormatError, so a caller can fall back to a string.
- */
-export function typedFromString(type: ValueType, text: string): TypedValue {
-  switch (type) {
-    case 'boolean': {
-      const lower = text.toLowerCase();
-      if (lower !== 'true' && lower !== 'false') throw new MessageFormatError(`'${text}' is not a boolean`);
-      return { type, value: lower === 'true' };
-    }
-    case 'byte':
-    case 'short':
-    case 'int':
-      return { type, value: Number(parseInteger(type, text)) };
-    case 'long':
-      return { type, value: parseInteger('long', text) };
-    case 'float':
-    case 'double':
-      return { type, value: parseFloating(type, text) };
-    case 'char':
-      if (text.length !== 1) throw new MessageFormatError(`'${text}' is not a single character`);
-      return { type, value: text };
-    case 'string':
-      return { type, value: text };
-    case 'bytes':
-      if (!BASE64_TEXT.test(text)) throw new MessageFormatError(`'${text}' is not base64`);
-      return { type, value: new Uint8Array(Buffer.from(text, 'base64')) };
-  }
-}
-
-/** A typed value in JSON: `{"type":"int","value":3}`; longs are decimal strings so they keep 64 bits. */
-export interface JsonTypedValue {
-  readonly type: ValueType;
-  readonly value: boolean | number | string;
-}
-
-/**
- * The typed JSON form of a value, used for map and stream bodies and envelope properties:
- * booleans as JSON booleans; byte, short, int as numbers; long always as a decimal string (JSON
- * numbers lose precision beyond 2^53 in most readers); float and double as numbers, except
- * `NaN`, `Infinity`, `-Infinity` and `-0`, which JSON cannot hold, as those strings; string and
- * char as strings; bytes as base64.
- */
-export function typedToJson(typed: TypedValue): JsonTypedValue {
-  switch (typed.type) {
-    case 'boolean':
-    case 'byte':
-    case 'short':
-    case 'int':
-    case 'string':
-    case 'char':
-      return { type: typed.type, value: typed.value };
-    case 'float':
-    case 'double': {
-      const text = typedToString(typed);
-      return { type: typed.type, value: Number.isFinite(typed.value) && text !== '-0' ? Number(text) : text };
-    }
-    case 'long':
-    case 'bytes':
-      return { type: typed.type, value: typedToString(typed) };
-  }
-}
-
-/**
- * Reads a {@link JsonTypedValue} back. Lenient where it costs nothing: numbers may also be given
- * as strings and safe-integer longs as numbers; anything else of the wrong shape throws a
- * MessageFormatError naming `what`.
- */
-export function typedFromJson(json: unknown, what: string): TypedValue {
-  if (typeof json !== 'object' || json === null || !('type' in json) || !('value' in json)) {
-    throw new MessageFormatError(`${what} is not a {"type", "value"} object`);
-  }
-  const { type, value } = json;
-  if (!isValueType(type)) throw new MessageFormatError(`${what} has an unknown type '${String(type)}'`);
-  try {
-    if (typeof value === 'string') return typedFromString(type, value);
-    if (typeof value === 'boolean' && type === 'boolean') return { type, value };
-    if (typeof value === 'number' && type !== 'boolean' && type !== 'char' && type !== 'bytes') {
-      if (type === 'string') return { type, value: String(value) };
-      if (type === 'long' && !Number.isSafeInteger(value))
-        throw new MessageFormatError(`${value} is not an exact long (write longs as strings)`);
-      return typedFromString(type, numberText(value));
-    }
-  } catch (error) {
-    throw new MessageFormatError(`${what}: ${(error as Error).message}`, { cause: error });
-  }
-  throw new MessageFormatError(`${what}: ${JSON.stringify(value)} is not a ${type}`);
-}
+import {
+  BASE64_TEXT,
+  isValueType,
+  typedFromJson,
+  typedToJson,
+  typedToString,
+  type JsonTypedValue,
+} from '../jms/message/typed-value-codec.js';
 
 // --- property types ---
 

@@ -4,9 +4,11 @@
  * exact type, provider properties (JMSX…, JMS_…) included (MSG-2, MSG-3), and every body type
  * with typed map entries and stream items (MSG-4).
  *
- * Headers and properties are JSON text; typed values are `[type, value]` pairs in which a long
- * is a decimal string (64-bit exact), bytes are base64, and floating values JSON cannot carry
- * (NaN, ±Infinity, -0) are strings. Text and XML bodies are stored as SQLite TEXT, bytes as a
+ * Headers and properties are JSON text; typed values are `[type, value]` pairs whose value is the
+ * JSON value of the one typed-value codec (`src/jms/message/typed-value-codec.ts`): a long is a
+ * decimal string (64-bit exact), bytes are base64, a float its shortest decimal, and floating
+ * values JSON cannot carry (NaN, ±Infinity, -0) are strings. (Versions before that codec wrote a
+ * float as its full double expansion, `0.10000000149011612`; it reads back as the same float.) Text and XML bodies are stored as SQLite TEXT, bytes as a
  * BLOB, map and stream bodies as JSON text. A text body that is not well-formed UTF-16 (a lone
  * surrogate, which UTF-8 cannot carry) is stored as a UTF-16LE BLOB instead, so it too is lossless.
  */
@@ -16,7 +18,8 @@ import { MapMessage } from '../jms/message/map-message.js';
 import { type BodyType, type DeliveryModeValue, Message } from '../jms/message/message.js';
 import { StreamMessage } from '../jms/message/stream-message.js';
 import { TextMessage } from '../jms/message/text-message.js';
-import type { TypedValue, ValueType } from '../jms/message/typed-value.js';
+import type { TypedValue } from '../jms/message/typed-value.js';
+import { isValueType, typedFromJsonValue, typedToJsonValue } from '../jms/message/typed-value-codec.js';
 import type { SenderRecord } from '../jms/store-port.js';
 import { XMLMessage } from '../jms/message/xml-message.js';
 
@@ -60,18 +63,6 @@ export class MessageDecodeError extends Error {
   }
 }
 
-const VALUE_TYPES: ReadonlySet<string> = new Set<ValueType>([
-  'boolean',
-  'byte',
-  'short',
-  'char',
-  'int',
-  'long',
-  'float',
-  'double',
-  'string',
-  'bytes',
-]);
 const BODY_TYPES: ReadonlySet<string> = new Set<BodyType>(['empty', 'text', 'xml', 'bytes', 'map', 'stream']);
 
 /** Encodes a message, and what the engine keeps of its sender, for the store. */
@@ -190,7 +181,7 @@ function propertiesOf(message: Message): string | null {
     // JMSXDeliveryCount is derived from the message's delivery count, kept with the headers.
     if (name === 'JMSXDeliveryCount') continue;
     const value = message.getTypedProperty(name)!;
-    flat.push(name, value.type, encodeValue(value));
+    flat.push(name, value.type, typedToJsonValue(value));
   }
   return flat.length === 0 ? null : JSON.stringify(flat);
 }
@@ -210,13 +201,13 @@ function bodyOf(message: Message): string | Buffer | null {
     case 'map': {
       const flat: unknown[] = [];
       for (const [name, value] of (message as MapMessage).getTypedEntries())
-        flat.push(name, value.type, encodeValue(value));
+        flat.push(name, value.type, typedToJsonValue(value));
       return JSON.stringify(flat);
     }
     case 'stream': {
       const flat: unknown[] = [];
       for (const value of (message as StreamMessage).getTypedItems())
-        flat.push(value.type, encodeValue(value));
+        flat.push(value.type, typedToJsonValue(value));
       return JSON.stringify(flat);
     }
     case 'empty':
@@ -276,56 +267,13 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
-/** The JSON form of a typed value's value. */
-function encodeValue(typed: TypedValue): unknown {
-  switch (typed.type) {
-    case 'long':
-      return typed.value.toString();
-    case 'bytes':
-      return Buffer.from(typed.value.buffer, typed.value.byteOffset, typed.value.byteLength).toString(
-        'base64',
-      );
-    case 'float':
-    case 'double':
-      if (Object.is(typed.value, -0)) return '-0';
-      return Number.isFinite(typed.value) ? typed.value : String(typed.value);
-    default:
-      return typed.value;
-  }
-}
-
 function decodeValue(type: unknown, value: unknown, what: string): TypedValue {
-  if (typeof type !== 'string' || !VALUE_TYPES.has(type))
-    throw new MessageDecodeError(`${what} has an unknown type`);
-  switch (type as ValueType) {
-    case 'boolean':
-      if (typeof value === 'boolean') return { type: 'boolean', value };
-      break;
-    case 'byte':
-    case 'short':
-    case 'int':
-      if (Number.isInteger(value)) return { type: type as 'byte' | 'short' | 'int', value: value as number };
-      break;
-    case 'float':
-    case 'double':
-      if (typeof value === 'number') return { type: type as 'float' | 'double', value };
-      if (value === '-0') return { type: type as 'float' | 'double', value: -0 };
-      if (value === 'NaN' || value === 'Infinity' || value === '-Infinity')
-        return { type: type as 'float' | 'double', value: Number(value) };
-      break;
-    case 'long':
-      if (typeof value === 'string' && /^-?\d+$/.test(value)) return { type: 'long', value: BigInt(value) };
-      break;
-    case 'char':
-    case 'string':
-      if (typeof value === 'string') return { type: type as 'char' | 'string', value };
-      break;
-    case 'bytes':
-      if (typeof value === 'string')
-        return { type: 'bytes', value: new Uint8Array(Buffer.from(value, 'base64')) };
-      break;
+  if (!isValueType(type)) throw new MessageDecodeError(`${what} has an unknown type`);
+  try {
+    return typedFromJsonValue(type, value);
+  } catch (error) {
+    throw new MessageDecodeError(`${what}: the stored ${type} value is malformed`, { cause: error });
   }
-  throw new MessageDecodeError(`${what}: the stored ${type} value is malformed`);
 }
 
 /** `String.prototype.isWellFormed` (Node 20) is not in the ES2023 lib typings. */

@@ -195,7 +195,7 @@ brokerTest(
       await sink.send(new TextMessage('again'), signal());
       const first = await receive(source);
       assert.equal(first.message.getJMSRedelivered(), false);
-      await first.settle({ kind: 'retry', delayMs: 0 });
+      await first.settle({ kind: 'retry' });
       const second = await receive(source);
       assert.equal((second.message as TextMessage).getText(), 'again');
       assert.equal(second.message.getJMSRedelivered(), true);

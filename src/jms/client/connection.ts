@@ -2,7 +2,7 @@ import { TemporaryQueue, TemporaryTopic } from '../destination/destination.js';
 import type { JmsEngine } from '../engine.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
-import type { ResolvedFactoryOptions } from './connection-factory.js';
+import type { ResolvedFactoryOptions } from './factory-options.js';
 import { Session } from './session.js';
 
 /** Receives errors that would otherwise be lost: a listener that threw, a destination deleted under a consumer. */

@@ -12,7 +12,7 @@ import { IllegalStateError, InvalidDestinationError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { ListenerCall } from './listener-call.js';
 import type { MessageSelector } from '../selector/index.js';
-import type { Session } from './session.js';
+import type { SessionLink } from './client-links.js';
 
 /** How long a message the store could not read waits before it is tried again. */
 const UNREADABLE_RETRY_MS = 1000;
@@ -35,7 +35,7 @@ interface Waiter {
 }
 
 export class MessageConsumer implements BacklogConsumer {
-  readonly #session: Session;
+  readonly #session: SessionLink;
   readonly #target: ConsumerTarget;
   readonly #selectorText: string | null;
   readonly #waiters: Waiter[] = [];
@@ -50,7 +50,7 @@ export class MessageConsumer implements BacklogConsumer {
 
   /** @internal Use the session's `createConsumer` and friends. */
   constructor(
-    session: Session,
+    session: SessionLink,
     target: ConsumerTarget,
     /** The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
     readonly selector: MessageSelector | null,
@@ -99,7 +99,7 @@ export class MessageConsumer implements BacklogConsumer {
       this.#session.enqueueForListener(this, entry, this.#target.backlog);
       return;
     }
-    let delivered: ReturnType<Session['deliverToReceive']>;
+    let delivered: ReturnType<SessionLink['deliverToReceive']>;
     try {
       delivered = this.#session.deliverToReceive(this, entry, this.#target.backlog);
     } catch (error) {

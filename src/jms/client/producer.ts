@@ -18,7 +18,7 @@ import {
   checkPriority,
 } from '../message/message.js';
 import type { StoreOperation } from '../store-port.js';
-import type { Session } from './session.js';
+import type { SessionLink } from './client-links.js';
 
 /** Per-send overrides of the producer's settings. */
 export interface SendOptions {
@@ -40,7 +40,7 @@ export interface SendOptions {
 }
 
 export class MessageProducer {
-  readonly #session: Session;
+  readonly #session: SessionLink;
   readonly #destination: Destination | null;
   #deliveryMode: DeliveryModeValue = DeliveryMode.PERSISTENT;
   #priority = DEFAULT_PRIORITY;
@@ -53,7 +53,7 @@ export class MessageProducer {
   #state: DestinationState | undefined;
 
   /** @internal Use `session.createProducer()`. */
-  constructor(session: Session, destination: Destination | null) {
+  constructor(session: SessionLink, destination: Destination | null) {
     this.#session = session;
     this.#destination = destination;
     this.#sendTimeout = session.connection.factoryOptions.sendTimeout;

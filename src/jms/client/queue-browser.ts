@@ -3,7 +3,7 @@ import type { Queue } from '../destination/destination.js';
 import { IllegalStateError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { MessageSelector } from '../selector/index.js';
-import type { Session } from './session.js';
+import type { SessionLink } from './client-links.js';
 
 /**
  * Looks at a queue's available messages in delivery order without consuming them (DST-7).
@@ -14,7 +14,7 @@ export class QueueBrowser {
 
   /** @internal Use `session.createBrowser()`. */
   constructor(
-    private readonly session: Session,
+    private readonly session: SessionLink,
     private readonly state: QueueState,
     private readonly selector: MessageSelector,
   ) {}

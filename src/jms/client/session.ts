@@ -28,7 +28,7 @@ import { TextMessage } from '../message/text-message.js';
 import { XMLMessage } from '../message/xml-message.js';
 import { parseSelector } from '../selector/index.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
-import type { Connection } from './connection.js';
+import type { ConnectionLink } from './client-links.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
 import { ListenerCall } from './listener-call.js';
 import { MessageProducer } from './producer.js';
@@ -83,7 +83,7 @@ export class Session {
 
   /** @internal Use `connection.createSession()`. */
   constructor(
-    readonly connection: Connection,
+    readonly connection: ConnectionLink,
     readonly acknowledgeMode: AcknowledgeModeValue,
   ) {
     if (this.transacted) this.#affinity = new Map();

@@ -36,7 +36,7 @@ export interface DestinationOptions {
   redeliveryDelayOverride?: number;
   /**
    * Grows the redelivery delay with each redelivery: delay × multiplier^(redeliveries − 1), capped
-   * at maximumMs (DLV-1). Not in the references; users ask for it. Default: none (a fixed delay).
+   * at maximumMs (DLV-1). Not in WebLogic's JMS; users ask for it. Default: none (a fixed delay).
    */
   redeliveryBackoff?: RedeliveryBackoff;
   /**
@@ -55,7 +55,7 @@ export interface DestinationOptions {
   expirationPolicy?: ExpirationPolicy;
   /**
    * Time to deliver that wins over the producer's (DLV-5): ms from the send, or a schedule
-   * (DLV-6). A string holding an integer is ms, as the reference writes a relative override.
+   * (DLV-6). A string holding an integer is ms, as WebLogic writes a relative override.
    * -1 or absent: no override, the producer's time to deliver applies.
    */
   timeToDeliverOverride?: number | string;

@@ -22,7 +22,7 @@
  *   string, an int for an integer in int range, else a double); `{ "type": T, "value": V }`
  *   chooses the type: boolean, byte, short, int, long, float, double, string. Long values are
  *   strings (`"9223372036854775807"`) so 64 bits survive JSON; float and double accept `"NaN"`,
- *   `"Infinity"` and `"-Infinity"`. `JMSXDeliveryCount` sets the delivery count; other `JMSX`
+ *   `"Infinity"`, `"-Infinity"` and `"-0"`. `JMSXDeliveryCount` sets the delivery count; other `JMSX`
  *   and `JMS_` names are set as provider properties.
  * - `body`: text and xml: a string (or null); bytes: base64; map: an object of entries; stream:
  *   an array of items. Entries and items take the same plain or typed values as properties, plus
@@ -37,7 +37,8 @@ import { MapMessage } from './map-message.js';
 import { DeliveryMode, Message, checkPropertyName, type BodyType } from './message.js';
 import { StreamMessage } from './stream-message.js';
 import { TextMessage } from './text-message.js';
-import { floatValue, fromObject, integerValue, longValue, type TypedValue } from './typed-value.js';
+import { fromObject, integerValue, longValue, type TypedValue } from './typed-value.js';
+import { typedFromJsonValue, typedToJsonValue } from './typed-value-codec.js';
 import { XMLMessage } from './xml-message.js';
 
 /** A typed value in JSON: `{ "type": "long", "value": "123" }`. */
@@ -306,10 +307,13 @@ function readTyped(object: Record<string, unknown>, path: string, allowed: reado
       case 'long':
         return readLong(value, at);
       case 'float':
-      case 'double': {
-        const number = floating(value, at);
-        return type === 'float' ? floatValue(number) : { type, value: number };
-      }
+      case 'double':
+        if (typeof value !== 'number' && !isFloatingText(value))
+          fail(
+            at,
+            `expected a number (or "NaN", "Infinity", "-Infinity", "-0") but found ${describe(value)}`,
+          );
+        return typedFromJsonValue(type, value);
       case 'string':
         if (typeof value !== 'string') fail(at, `expected a string but found ${describe(value)}`);
         return { type, value };
@@ -332,12 +336,9 @@ function readLong(value: unknown, path: string): TypedValue {
   fail(path, `expected a long as a decimal string ("123") or a safe integer but found ${describe(value)}`);
 }
 
-function floating(value: unknown, path: string): number {
-  if (typeof value === 'number') return value;
-  if (value === 'NaN') return NaN;
-  if (value === 'Infinity') return Infinity;
-  if (value === '-Infinity') return -Infinity;
-  fail(path, `expected a number (or "NaN", "Infinity", "-Infinity") but found ${describe(value)}`);
+/** The floating values JSON numbers cannot hold, which the typed form writes as strings. */
+function isFloatingText(value: unknown): boolean {
+  return value === 'NaN' || value === 'Infinity' || value === '-Infinity' || value === '-0';
 }
 
 // --- writing ---
@@ -361,33 +362,21 @@ function headersToJson(message: Message): Record<string, string | number | boole
 
 /**
  * A typed value in JSON: plain where reading it back gives the same type (booleans, strings,
- * ints, and doubles that are not integral), typed otherwise.
+ * ints, and finite doubles that are not integral), otherwise typed with the codec's JSON value,
+ * which keeps -0, NaN, ±Infinity and 64-bit longs.
  */
 function typedToJson(value: TypedValue): ValueJson {
   switch (value.type) {
     case 'boolean':
     case 'string':
-      return value.value;
     case 'int':
       return value.value;
     case 'double':
       if (Number.isFinite(value.value) && !Number.isInteger(value.value)) return value.value;
-      return { type: 'double', value: jsonNumber(value.value) };
-    case 'float':
-      return { type: 'float', value: jsonNumber(value.value) };
-    case 'byte':
-    case 'short':
-    case 'char':
-      return { type: value.type, value: value.value };
-    case 'long':
-      return { type: 'long', value: value.value.toString() };
-    case 'bytes':
-      return { type: 'bytes', value: Buffer.from(value.value).toString('base64') };
+      return { type: 'double', value: typedToJsonValue(value) };
+    default:
+      return { type: value.type, value: typedToJsonValue(value) };
   }
-}
-
-function jsonNumber(value: number): number | string {
-  return Number.isFinite(value) ? value : String(value);
 }
 
 function bodyToJson(message: Message): MessageJson['body'] {

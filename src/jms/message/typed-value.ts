@@ -141,7 +141,7 @@ export function asFloating(stored: TypedValue, to: 'float' | 'double', what: str
 /** Reads a value as a string; every type but bytes converts. */
 export function asString(stored: TypedValue, what: string): string {
   checkConvertible(stored, 'string', what);
-  return typedToString(stored);
+  return javaString(stored);
 }
 
 /** Reads a value as a char (a one-character string); only chars convert. */
@@ -156,8 +156,12 @@ export function asBytes(stored: TypedValue, what: string): Uint8Array {
   return stored.value as Uint8Array;
 }
 
-/** The Java string form of a value: `Float.toString` style for floating types. */
-export function typedToString(stored: TypedValue): string {
+/**
+ * The string a JMS reader gets from `getStringProperty` and friends: Java's `Double.toString`
+ * style for floating types (`1.0` for a double 1), as a Java provider answers. Not a codec: the
+ * lossless text that travels is `typedToString` in `typed-value-codec.ts`.
+ */
+export function javaString(stored: TypedValue): string {
   switch (stored.type) {
     case 'float':
     case 'double':

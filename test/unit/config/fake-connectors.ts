@@ -14,7 +14,7 @@ import {
   type Source,
   defineSchema,
 } from '../../../src/spi/index.js';
-import { ConnectorRegistry } from '../../../src/config/connector-registry.js';
+import { ConnectorRegistry } from '../../../src/spi/connector-registry.js';
 
 export interface MemoryConfig {
   readonly url: string;

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConnectorRegistry } from '../../../src/config/connector-registry.js';
+import { ConnectorRegistry } from '../../../src/spi/connector-registry.js';
 import { checkConnections } from '../../../src/gateway/index.js';
 import {
   type CheckContext,

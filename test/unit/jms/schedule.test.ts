@@ -58,7 +58,7 @@ function syntaxError(text: string): ScheduleSyntaxError {
   assert.fail(`'${text}' was accepted`);
 }
 
-// --- The reference's examples ---------------------------------------------------------------
+// --- WebLogic's documented examples ---------------------------------------------------------
 
 test('schedule - quarter hours fire at :00, :15, :30, :45 (DLV-6)', () => {
   const text = '0 0 0,15,30,45 * * * *';
@@ -505,7 +505,7 @@ function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
 }
 
-/** The reference's listed millisecond values, 0, 19, 39, ..., 979, 999. */
+/** WebLogic's listed millisecond values, 0, 19, 39, ..., 979, 999. */
 const LISTED_MILLISECONDS = [0, ...range(1, 50).map((k) => 20 * k - 1)];
 
 function greatestListedAtOrBelow(value: number): number {

@@ -15,7 +15,7 @@ import { teardown } from '../../../helpers/teardown.js';
 
 const text = (m: Message | null) => (m as TextMessage | null)?.getText() ?? null;
 
-test('distributed - weights 2, 5, 3 give the order A,B,C,A,B,C,B,C,B,B of the reference (DST-8)', () => {
+test('distributed - weights 2, 5, 3 give the order A,B,C,A,B,C,B,C,B,B that WebLogic documents (DST-8)', () => {
   assert.deepEqual(
     weightedRoundRobin([2, 5, 3]).map((i) => 'ABC'[i]),
     ['A', 'B', 'C', 'A', 'B', 'C', 'B', 'C', 'B', 'B'],

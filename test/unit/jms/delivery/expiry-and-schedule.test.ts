@@ -221,7 +221,7 @@ test('delivery time - a TimeToDeliverOverride of -1 is no override: the producer
   assert.equal(now.getJMSDeliveryTime(), t.clock.now(), 'no producer delay: delivered at once');
 });
 
-test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as the reference writes it (DLV-5)', async (context) => {
+test('delivery time - a TimeToDeliverOverride written as an integer string is ms after the send, as WebLogic writes it (DLV-5)', async (context) => {
   const cleanup = teardown(context);
   const t = testEngine();
   cleanup(() => t.close());

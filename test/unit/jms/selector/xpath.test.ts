@@ -14,7 +14,7 @@ import { compileFastPath } from '../../../../src/jms/selector/xpath/fast-path.js
 import { ParsedBody } from '../../../../src/jms/selector/xpath/parsed-body.js';
 import { assertInvalid, truth } from './helpers.js';
 
-/** The order document of the WebLogic guide (reference 000), verbatim. */
+/** The order document of WebLogic's JMS programming guide (its XPath selector example), verbatim. */
 const ORDER = `<order>
 	<item>
 		<id>007</id>

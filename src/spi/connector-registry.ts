@@ -3,7 +3,7 @@
  * list (`connectors/index.ts` builds the built-in one); tests build their own with fakes.
  */
 import { InvalidArgumentError } from '../jms/errors.js';
-import type { ConnectorDefinition } from '../spi/index.js';
+import type { ConnectorDefinition } from './connector.js';
 
 /** The `type:` of the gateway's own queues and topics, which no connector may take. */
 export const INTERNAL_ENDPOINT_TYPE = 'jms';

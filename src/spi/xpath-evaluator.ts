@@ -1,7 +1,7 @@
 /**
  * XPath evaluation for connectors that key or route by the body (the Kafka sink's
- * `key.from: xpath`): connectors cannot import the engine's selector module, so the gateway
- * passes this in the connector context. Same semantics as `JMS_BEA_SELECT` (SEL-4): the string
+ * `key.from: xpath`): connectors cannot import the engine's selector module, so the runtime
+ * passes this in the connector context (`ConnectorContext.evaluateXPath`). Same semantics as `JMS_BEA_SELECT` (SEL-4): the string
  * value of the first selected node, or null for a body that is not XML, does not parse, or has
  * no such node; each body is parsed at most once per message.
  */
