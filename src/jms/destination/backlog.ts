@@ -454,6 +454,9 @@ export class Backlog {
   }
 
   #wait(entry: Entry, state: 'scheduled' | 'delayed', until: number): void {
+    // Its unit of order is read now, while the message is surely in memory: once paged out, reading
+    // it when the timer fires would read the whole message back from the store (PER-4).
+    this.#unitOf(entry);
     this.#setState(entry, state);
     this.#waiting.set(
       entry,
