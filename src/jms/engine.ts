@@ -265,7 +265,7 @@ export class JmsEngine {
       lastSeq = ref.seq;
       const backlog = backlogs.get(ref.backlog);
       if (!backlog) continue;
-      if (stored?.message.getJMSMessageID() !== ref.id || stored.seq !== ref.seq) {
+      if (stored?.id !== ref.id || stored.seq !== ref.seq) {
         stored = new StoredMessage(
           ref.message,
           ref.seq,
@@ -644,7 +644,7 @@ export class JmsEngine {
   ): void {
     this.messagesDiscarded++;
     const fields = {
-      messageId: entry.message.getJMSMessageID(),
+      messageId: entry.id,
       destination: this.#owners.get(backlog)?.handle.toString(),
       errorDestination: errorName,
       reason,
@@ -689,7 +689,7 @@ export class JmsEngine {
     for (const r of routed) r.backlog.add(r.entry);
     this.messagesMovedToErrorDestinations++;
     this.logger.debug(
-      { messageId: entry.message.getJMSMessageID(), from: origin, to: target.handle.toString(), reason },
+      { messageId: entry.id, from: origin, to: target.handle.toString(), reason },
       'message moved to error destination',
     );
   }
@@ -889,7 +889,7 @@ export class JmsEngine {
     if (!stored.persistent) return [];
     const durable = routed.filter((r) => this.#isDurable(r.backlog));
     if (durable.length === 0) return [];
-    const id = stored.message.getJMSMessageID()!;
+    const id = stored.id;
     stored.references += durable.length;
     const add: StoreOperation = { op: 'addMessage', id, seq: stored.seq, message: stored.message };
     if (stored.redeliveryLimit !== -1 || stored.clientId !== null)
@@ -915,7 +915,7 @@ export class JmsEngine {
         (operations ??= []).push({
           op: 'removeRef',
           backlog: backlog.key,
-          id: entry.message.getJMSMessageID()!,
+          id: entry.id,
         });
       }
     }
@@ -936,7 +936,7 @@ export class JmsEngine {
       {
         op: 'updateRef',
         backlog: backlog.key,
-        id: entry.message.getJMSMessageID()!,
+        id: entry.id,
         deliveryCount: entry.deliveryCount,
         notBefore,
       },
@@ -1200,7 +1200,7 @@ export class JmsEngine {
       now: () => this.clock.now(),
       removed: (backlog, entry) => {
         if (entry.stored.persistent && this.#isDurable(backlog)) {
-          this.enqueue([{ op: 'removeRef', backlog: backlog.key, id: entry.message.getJMSMessageID()! }]);
+          this.enqueue([{ op: 'removeRef', backlog: backlog.key, id: entry.id }]);
         }
       },
       expired: (backlog, entry) => this.#expire(backlog, entry),

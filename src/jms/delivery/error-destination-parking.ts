@@ -121,7 +121,7 @@ export class ErrorDestinationParking {
       {
         errorDestination: target.handle.toString(),
         parked: this.#byTarget.get(target)?.size ?? 0,
-        messageId: move.entry.message.getJMSMessageID(),
+        messageId: move.entry.id,
         reason: move.reason,
       },
       'error destination is full: undeliverable messages are held where they are, for no consumer, until it has room',

@@ -200,10 +200,15 @@ export class Backlog {
       return;
     }
     this.stats.messagesReceived++;
-    const deliveryTime = entry.message.getJMSDeliveryTime();
-    if (entry.stored.scheduled && deliveryTime > this.hooks.now())
-      this.#wait(entry, 'scheduled', deliveryTime);
-    else this.#makeAvailable(entry);
+    const stored = entry.stored;
+    if (stored.scheduled) {
+      const deliveryTime = stored.deliveryTime;
+      if (deliveryTime > this.hooks.now()) {
+        this.#wait(entry, 'scheduled', deliveryTime);
+        return;
+      }
+    }
+    this.#makeAvailable(entry);
   }
 
   /**
@@ -385,7 +390,7 @@ export class Backlog {
       entries = all.values();
     }
     for (const entry of entries) {
-      const expiration = entry.message.getJMSExpiration();
+      const expiration = entry.stored.expiration;
       if (expiration !== 0 && expiration <= now) continue;
       if (selector === null || this.#selects(selector, entry)) yield entry;
     }
@@ -395,7 +400,7 @@ export class Backlog {
   expiredEntries(now: number): Entry[] {
     const expired: Entry[] = [];
     const check = (entry: Entry) => {
-      const expiration = entry.message.getJMSExpiration();
+      const expiration = entry.stored.expiration;
       if (expiration !== 0 && expiration <= now) expired.push(entry);
     };
     for (const entry of this.#available.values()) check(entry);
@@ -436,7 +441,7 @@ export class Backlog {
   }
 
   #isExpired(entry: Entry): boolean {
-    const expiration = entry.message.getJMSExpiration();
+    const expiration = entry.stored.expiration;
     return expiration !== 0 && expiration <= this.hooks.now();
   }
 
@@ -449,6 +454,9 @@ export class Backlog {
   }
 
   #wait(entry: Entry, state: 'scheduled' | 'delayed', until: number): void {
+    // Its unit of order is read now, while the message is surely in memory: once paged out, reading
+    // it when the timer fires would read the whole message back from the store (PER-4).
+    this.#unitOf(entry);
     this.#setState(entry, state);
     this.#waiting.set(
       entry,

@@ -4,50 +4,129 @@
  * own delivery state and count.
  */
 import type { Message } from '../message/message.js';
+import { sharedIdPrefix } from './id-prefixes.js';
 
-/** One sent message, shared by every backlog that holds it. */
+/** Reads a stored message back by its JMSMessageID (PER-4). */
+export type MessageReader = (id: string) => Message;
+
+// Bits of StoredMessage's flags: the priority (0-9) in the low four, then what is true of it.
+const PRIORITY_MASK = 0xf;
+const PERSISTENT = 1 << 4;
+const SCHEDULED = 1 << 5;
+/** The id field holds only a prefix shared by many messages; the rest is the sequence in base 36. */
+const ID_BY_SEQ = 1 << 6;
+
+/**
+ * One sent message, shared by every backlog that holds it.
+ *
+ * Once paged out (PER-4) it holds no part of the message: only what ordering, routing, expiry
+ * and the store need (id, sequence, priority, expiration, delivery time, size, unit of order),
+ * a few words each, so a million paged messages cost tens of megabytes rather than half a
+ * gigabyte. Anything else (the body, properties for a selector or a destination key) is read
+ * back from the store.
+ */
 export class StoredMessage {
-  /** Reads a paged-out message back from the store; set when the body is paged out (PER-4). */
-  #pager: ((id: string) => Message) | undefined;
+  /** The message itself while in memory; once paged out, the reader that brings it back. */
+  #held: Message | MessageReader;
+  /** The JMSMessageID; once paged out, possibly only its prefix (see {@link ID_BY_SEQ}). */
+  #id: string;
+  /** Priority and booleans packed in one small integer: one word instead of three. */
+  #flags: number;
+  /** The delivery time a scheduled message waits for, kept once paged out (DLV-5). */
+  #deliveryTime = 0;
+  /** JMSExpiration: 0 when it never expires (DLV-4). */
+  readonly expiration: number;
 
   constructor(
     /**
      * The message as sent, with provider headers set; never handed out itself, only copies.
-     * Once paged out (PER-4) it keeps headers and properties only: use {@link load} for the body.
+     * Its headers must be final: priority, expiration and id are read once, here.
      */
-    public message: Message,
+    message: Message,
     /** Gateway-wide send order; ties in priority are broken by it (DST-1, ORD-1). */
     readonly seq: number,
     /** Properties plus body in bytes (MSG-4). */
     readonly size: number,
     /** Whether the store keeps it (PERSISTENT to a store-enabled destination). */
-    readonly persistent: boolean,
+    persistent: boolean,
     /** The sending connection, for noLocal (DST-4). */
     readonly connectionId: string,
     /** The sending connection's client id, for noLocal on durable subscriptions. */
     readonly clientId: string | null,
-  ) {}
+  ) {
+    this.#held = message;
+    this.#id = message.getJMSMessageID() ?? '';
+    this.#flags = (message.getJMSPriority() & PRIORITY_MASK) | (persistent ? PERSISTENT : 0);
+    this.expiration = message.getJMSExpiration();
+  }
 
-  /** Whether the body was paged out to the store (PER-4). */
+  /** The JMSMessageID: the store's key for it. */
+  get id(): string {
+    return (this.#flags & ID_BY_SEQ) !== 0 ? this.#id + this.seq.toString(36) : this.#id;
+  }
+
+  /** JMSPriority, 0-9 (DST-1). */
+  get priority(): number {
+    return this.#flags & PRIORITY_MASK;
+  }
+
+  /** Whether the store keeps it (PERSISTENT to a store-enabled destination). */
+  get persistent(): boolean {
+    return (this.#flags & PERSISTENT) !== 0;
+  }
+
+  /** Whether its delivery time was in the future when sent (DLV-5); saves a clock read per send otherwise. */
+  get scheduled(): boolean {
+    return (this.#flags & SCHEDULED) !== 0;
+  }
+  set scheduled(scheduled: boolean) {
+    this.#flags = scheduled ? this.#flags | SCHEDULED : this.#flags & ~SCHEDULED;
+  }
+
+  /** JMSDeliveryTime; only kept once paged out while {@link scheduled} (0 otherwise). */
+  get deliveryTime(): number {
+    const held = this.#held;
+    return typeof held === 'function' ? this.#deliveryTime : held.getJMSDeliveryTime();
+  }
+
+  /** Whether the message was paged out to the store (PER-4). */
   get paged(): boolean {
-    return this.#pager !== undefined;
+    return typeof this.#held === 'function';
+  }
+
+  /**
+   * The message as sent, never handed out itself; read back from the store when paged out,
+   * so a caller that only needs what this record keeps should read that instead.
+   */
+  get message(): Message {
+    const held = this.#held;
+    return typeof held === 'function' ? held(this.id) : held;
   }
 
   /** The whole message, body included: read back from the store when paged out. */
   load(): Message {
-    return this.#pager ? this.#pager(this.message.getJMSMessageID()!) : this.message;
+    return this.message;
   }
 
   /**
-   * Drops the body from memory, keeping headers and properties for ordering and routing; the
-   * store must hold the message, `read` brings it back.
+   * Drops the message from memory, keeping only this record; the store must hold the message,
+   * `read` brings it back.
    */
-  pageOut(read: (id: string) => Message): void {
-    if (this.#pager) return;
-    const headers = this.message.copy();
-    headers.clearBody();
-    this.message = headers;
-    this.#pager = read;
+  pageOut(read: MessageReader): void {
+    const held = this.#held;
+    if (typeof held === 'function') return;
+    if (this.scheduled) this.#deliveryTime = held.getJMSDeliveryTime();
+    const suffix = this.seq.toString(36);
+    const id = this.#id;
+    // Only an id of the engine's form (`ID:<run>-<seq in base 36>`) is rebuilt from its parts.
+    if (id.length > suffix.length && id.endsWith(suffix) && id[id.length - suffix.length - 1] === '-') {
+      const prefix = sharedIdPrefix(id.slice(0, id.length - suffix.length));
+      if (prefix !== undefined) {
+        this.#id = prefix;
+        this.#flags |= ID_BY_SEQ;
+      }
+    }
+    this.#held = read;
   }
 
   /** Number of durable backlogs still holding the message; the store drops it at zero. */
@@ -56,8 +135,6 @@ export class StoredMessage {
   redeliveryLimit = -1;
   /** Backlogs it was routed to (one for a queue, one per subscription of a topic). */
   holders = 0;
-  /** Whether its delivery time was in the future when sent (DLV-5); saves a clock read per send otherwise. */
-  scheduled = false;
   /** Its unit of order (ORD-4), read once: undefined until read, null when it has none. */
   unitOfOrder: string | null | undefined = undefined;
 }
@@ -106,11 +183,15 @@ export class Entry {
   get seq(): number {
     return this.stored.seq;
   }
+  get id(): string {
+    return this.stored.id;
+  }
+  /** The message: read back from the store when paged out (PER-4), so prefer the record's fields. */
   get message(): Message {
     return this.stored.message;
   }
   get priority(): number {
-    return this.stored.message.getJMSPriority();
+    return this.stored.priority;
   }
   get size(): number {
     return this.stored.size;

@@ -186,18 +186,22 @@ function keyComparator(key: DestinationKey): EntryOrder {
 type KeyValue = number | bigint | string | boolean | null;
 
 function keyValue(entry: Entry, name: string): KeyValue {
-  const message = entry.message;
+  // What the entry's record keeps is read there; the rest from the message, which a paged-out
+  // entry reads back from the store (PER-4).
   switch (name) {
     case 'JMSPriority':
-      return message.getJMSPriority();
+      return entry.priority;
+    case 'JMSExpiration':
+      return entry.stored.expiration;
+    case 'JMSMessageID':
+      return entry.id;
+  }
+  const message = entry.message;
+  switch (name) {
     case 'JMSTimestamp':
       return message.getJMSTimestamp();
-    case 'JMSExpiration':
-      return message.getJMSExpiration();
     case 'JMSDeliveryTime':
       return message.getJMSDeliveryTime();
-    case 'JMSMessageID':
-      return message.getJMSMessageID();
     case 'JMSCorrelationID':
       return message.getJMSCorrelationID();
     case 'JMSType':
