@@ -31,6 +31,7 @@ import {
   type ThrottlingOptions,
 } from './delivery/flow-control.js';
 import { ExpiryPolicies } from './delivery/expiry.js';
+import { errorDestinationCopy } from './delivery/error-copy.js';
 import { ErrorDestinationParking, type ParkedMove } from './delivery/error-destination-parking.js';
 import { SharedTally } from './destination/backlog-statistics.js';
 import { Undelivered, type UndeliveredTotal } from './destination/undelivered.js';
@@ -598,8 +599,8 @@ export class JmsEngine {
 
   /**
    * @internal Moves an entry to its destination's error destination, keeping headers and
-   * properties and recording origin, reason and delivery count as `JMS_ErrorOrigin`,
-   * `JMS_ErrorReason`, `JMS_ErrorDeliveryCount` (DLV-3, DLV-9); deletes it (counted and logged)
+   * properties and recording origin, reason, delivery count and time (see `error-copy.ts`,
+   * DLV-3, DLV-9); deletes it (counted and logged)
    * when there is none. An error destination over its quota is not written past: the message is
    * parked where it is, pending for no consumer, and moved once the error destination has room.
    */
@@ -666,10 +667,12 @@ export class JmsEngine {
     removal: 'deleted' | 'expired',
   ): void {
     const origin = this.#owners.get(backlog)!.handle.toString();
-    const moved = entry.stored.load().copy();
-    moved.setProviderProperty('JMS_ErrorOrigin', { type: 'string', value: origin });
-    moved.setProviderProperty('JMS_ErrorReason', { type: 'string', value: reason });
-    moved.setProviderProperty('JMS_ErrorDeliveryCount', { type: 'int', value: entry.deliveryCount });
+    const moved = errorDestinationCopy(entry.stored.load(), {
+      origin,
+      reason,
+      deliveryCount: entry.deliveryCount,
+      now: this.clock.now(),
+    });
     moved.setJMSDestination(target.handle);
     moved.setJMSExpiration(0);
     moved.setJMSDeliveryTime(0);
