@@ -140,7 +140,7 @@ export class DestinationOperations {
   #existing(name: string): Destination {
     const handle = parseDestination(name);
     // A map lookup: a replay asks once per message.
-    if (!this.engine.resolveExisting(handle)) {
+    if (!this.engine.destinationOptions(handle)) {
       throw new InvalidDestinationError(`destination '${name}' does not exist`);
     }
     return handle;

@@ -8,6 +8,7 @@ import type { Backlog, BacklogConsumer } from '../destination/backlog.js';
 import type { Destination } from '../destination/destination.js';
 import type { Subscription } from '../destination/destination-state.js';
 import type { Entry } from '../destination/entry.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
 import { IllegalStateError, InvalidDestinationError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { ListenerCall } from './listener-call.js';
@@ -36,6 +37,7 @@ interface Waiter {
 
 export class MessageConsumer implements BacklogConsumer {
   readonly #session: Session;
+  readonly #engine: EngineInternals;
   readonly #target: ConsumerTarget;
   readonly #selectorText: string | null;
   readonly #waiters: Waiter[] = [];
@@ -57,6 +59,7 @@ export class MessageConsumer implements BacklogConsumer {
     selectorText: string | null,
   ) {
     this.#session = session;
+    this.#engine = internalsOf(session.connection.engine);
     this.#target = target;
     this.#selectorText = selectorText;
   }
@@ -163,7 +166,7 @@ export class MessageConsumer implements BacklogConsumer {
       // index -1 of an empty list is a slow named-property lookup (7% of a receive, measured).
       const waiters = this.#waiters;
       if (timeoutMs > 0 && waiters.length > 0 && waiters[waiters.length - 1] === waiter) {
-        waiter.timer = this.#session.connection.engine.timers.after(timeoutMs, () => {
+        waiter.timer = this.#engine.timers.after(timeoutMs, () => {
           const index = this.#waiters.indexOf(waiter);
           if (index >= 0) this.#waiters.splice(index, 1);
           resolve(null);
@@ -283,7 +286,7 @@ export class MessageConsumer implements BacklogConsumer {
   #detach(): void {
     this.#target.backlog.removeConsumer(this);
     this.#session.consumerClosed(this);
-    if (this.#target.subscription) this.#session.connection.engine.consumerLeft(this.#target.subscription);
+    if (this.#target.subscription) this.#engine.subscriptions.consumerLeft(this.#target.subscription);
   }
 
   get closed(): boolean {

@@ -7,7 +7,9 @@ import type { Destination } from '../destination/destination.js';
 import type { DestinationState, QueueState } from '../destination/destination-state.js';
 import { overrideOf } from '../destination/destination-options.js';
 import { Entry, StoredMessage } from '../destination/entry.js';
-import type { JmsEngine, Routed } from '../engine.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
+import type { SendPipeline } from '../engine/send-pipeline.js';
+import type { Routed } from '../engine/store-link.js';
 import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
 import {
   DEFAULT_PRIORITY,
@@ -41,6 +43,7 @@ export interface SendOptions {
 
 export class MessageProducer {
   readonly #session: Session;
+  readonly #engine: EngineInternals;
   readonly #destination: Destination | null;
   #deliveryMode: DeliveryModeValue = DeliveryMode.PERSISTENT;
   #priority = DEFAULT_PRIORITY;
@@ -55,6 +58,7 @@ export class MessageProducer {
   /** @internal Use `session.createProducer()`. */
   constructor(session: Session, destination: Destination | null) {
     this.#session = session;
+    this.#engine = internalsOf(session.connection.engine);
     this.#destination = destination;
     this.#sendTimeout = session.connection.factoryOptions.sendTimeout;
   }
@@ -146,14 +150,14 @@ export class MessageProducer {
       throw new IllegalStateError(
         'storeWith is not for transacted sessions: their sends are stored at commit',
       );
-    const engine = this.#session.connection.engine;
+    const engine = this.#engine;
     const [state, alsoTo] = this.#resolve(destination, message);
     const settings = this.#settings(options);
     const now = engine.clock.now();
-    const seq = engine.nextSeq();
+    const seq = engine.ids.nextSeq();
     const persistent = settings.deliveryMode === DeliveryMode.PERSISTENT && !destination.temporary;
     const timeToLive = overrideOf(state.options.timeToLiveOverride) ?? settings.timeToLive;
-    const deliveryTime = engine.deliveryTime(state, now, settings.deliveryDelay);
+    const deliveryTime = engine.sendPipeline.deliveryTime(state, now, settings.deliveryDelay);
 
     message.setJMSDestination(state.handle);
     // Persistent messages to a temporary destination are silently made non-persistent (DST-5).
@@ -162,7 +166,7 @@ export class MessageProducer {
     message.setJMSTimestamp(this.#disableMessageTimestamp ? 0 : now);
     message.setJMSExpiration(timeToLive > 0 ? now + timeToLive : 0);
     message.setJMSDeliveryTime(deliveryTime);
-    message.setJMSMessageID(engine.messageIdFor(seq));
+    message.setJMSMessageID(engine.ids.messageIdFor(seq));
     message.setJMSRedelivered(false);
     message.deliveryCount = 0;
     this.#stampSender(message);
@@ -173,9 +177,9 @@ export class MessageProducer {
       message.getJMSExpiration() <= deliveryTime &&
       deliveryTime > now
     ) {
-      engine.expiredAtSend(state);
+      engine.sendPipeline.expiredAtSend(state);
       // Nothing of the message is stored, but what rides with it is.
-      return options.storeWith?.length ? engine.commit(options.storeWith) : Promise.resolve();
+      return options.storeWith?.length ? engine.storeLink.write(options.storeWith) : Promise.resolve();
     }
     const copy = message.copy();
     const stored = new StoredMessage(
@@ -190,8 +194,8 @@ export class MessageProducer {
     stored.scheduled = deliveryTime > now;
     const storeWith = options.storeWith ?? NO_OPERATIONS;
     if (state.kind === 'queue' && alsoTo.length === 0)
-      return this.#sendToQueue(engine, state, stored, storeWith);
-    return this.#sendToTopics(engine, state, alsoTo, stored, storeWith);
+      return this.#sendToQueue(engine.sendPipeline, state, stored, storeWith);
+    return this.#sendToTopics(engine.sendPipeline, state, alsoTo, stored, storeWith);
   }
 
   /**
@@ -210,12 +214,12 @@ export class MessageProducer {
   }
 
   async #sendToQueue(
-    engine: JmsEngine,
+    pipeline: SendPipeline,
     state: QueueState,
     stored: StoredMessage,
     storeWith: readonly StoreOperation[],
   ): Promise<void> {
-    let admission = engine.admit(state, 1, stored.size, this.#sendTimeout);
+    let admission = pipeline.admit(state, 1, stored.size, this.#sendTimeout);
     if (admission instanceof Promise) admission = await admission;
     // The room admission reserved is given back once the entry holds it, or when the send fails.
     try {
@@ -225,7 +229,7 @@ export class MessageProducer {
         state.backlog.add(new Entry(stored));
         return;
       }
-      const delivered = this.#deliver(engine, stored, engine.route(state, stored), storeWith);
+      const delivered = this.#deliver(pipeline, stored, pipeline.route(state, stored), storeWith);
       if (delivered) await delivered;
     } finally {
       admission.release();
@@ -237,7 +241,7 @@ export class MessageProducer {
    * subscription it goes to (DLV-7). It counts as published only once admitted.
    */
   #sendToTopics(
-    engine: JmsEngine,
+    pipeline: SendPipeline,
     state: DestinationState,
     alsoTo: readonly DestinationState[],
     stored: StoredMessage,
@@ -245,24 +249,24 @@ export class MessageProducer {
   ): Promise<void> {
     const timeout = this.#sendTimeout;
     if (alsoTo.length === 0) {
-      const routed = engine.entriesFor(state, stored);
-      const admission = engine.admit(state, routed.length, stored.size, timeout);
-      return this.#sendRouted(engine, stored, admission, routed, storeWith, () =>
-        engine.published(state, routed.length),
+      const routed = pipeline.entriesFor(state, stored);
+      const admission = pipeline.admit(state, routed.length, stored.size, timeout);
+      return this.#sendRouted(pipeline, stored, admission, routed, storeWith, () =>
+        pipeline.published(state, routed.length),
       );
     }
     // A distributed topic, or a member of one, delivers to all its members (DST-8): each must have room.
     const targets = [state, ...alsoTo];
-    const routes = targets.map((target) => engine.entriesFor(target, stored));
+    const routes = targets.map((target) => pipeline.entriesFor(target, stored));
     const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
-    const admission = engine.admitAll(parts, stored.size, timeout);
-    return this.#sendRouted(engine, stored, admission, routes.flat(), storeWith, () => {
-      for (const { target, entries } of parts) engine.published(target, entries);
+    const admission = pipeline.admitAll(parts, stored.size, timeout);
+    return this.#sendRouted(pipeline, stored, admission, routes.flat(), storeWith, () => {
+      for (const { target, entries } of parts) pipeline.published(target, entries);
     });
   }
 
   async #sendRouted(
-    engine: JmsEngine,
+    pipeline: SendPipeline,
     stored: StoredMessage,
     admission: Admission | Promise<Admission>,
     routed: Routed[],
@@ -276,7 +280,7 @@ export class MessageProducer {
     }
     try {
       published();
-      const delivered = this.#deliver(engine, stored, routed, storeWith);
+      const delivered = this.#deliver(pipeline, stored, routed, storeWith);
       if (delivered) await delivered;
     } finally {
       admission.release();
@@ -288,7 +292,7 @@ export class MessageProducer {
    * store has a persistent message (and `storeWith`, in the same commit).
    */
   #deliver(
-    engine: JmsEngine,
+    pipeline: SendPipeline,
     stored: StoredMessage,
     routed: Routed[],
     storeWith: readonly StoreOperation[],
@@ -297,11 +301,7 @@ export class MessageProducer {
       this.#session.holdUncommitted(stored, routed);
       return undefined;
     }
-    const operations = stored.persistent ? engine.sendOperations(stored, routed) : [];
-    if (operations.length > 0 || storeWith.length > 0)
-      return engine.commit([...operations, ...storeWith]).then(() => add(engine, stored, routed));
-    add(engine, stored, routed);
-    return undefined;
+    return pipeline.storeAndAdd(stored, routed, storeWith);
   }
 
   /**
@@ -312,7 +312,7 @@ export class MessageProducer {
   #resolve(destination: Destination, message: Message): [DestinationState, readonly DestinationState[]] {
     if (destination === this.#destination && this.#state && !this.#state.deleted)
       return [this.#state, this.#state.forwardTo];
-    const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(
+    const { state, distributed, alsoTo } = this.#engine.registry.forSend(
       destination,
       message,
       this.#session.transactionAffinity,
@@ -342,11 +342,6 @@ export class MessageProducer {
 }
 
 const NO_OPERATIONS: readonly StoreOperation[] = [];
-
-function add(engine: JmsEngine, stored: StoredMessage, routed: readonly Routed[]): void {
-  for (const { backlog, entry } of routed) backlog.add(entry);
-  if (stored.persistent) engine.pageOutIfOverThreshold(stored);
-}
 
 function isMessage(value: unknown): value is Message {
   return (

@@ -13,7 +13,8 @@ import {
 } from '../destination/destination.js';
 import type { TransactionAffinity } from '../destination/distributed.js';
 import type { Entry, StoredMessage } from '../destination/entry.js';
-import type { Routed } from '../engine.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
+import type { Routed } from '../engine/store-link.js';
 import {
   IllegalStateError,
   InvalidDestinationError,
@@ -60,6 +61,7 @@ export class Session {
   static readonly NO_ACKNOWLEDGE = AcknowledgeMode.NO_ACKNOWLEDGE;
   static readonly SESSION_TRANSACTED = AcknowledgeMode.SESSION_TRANSACTED;
 
+  readonly #engine: EngineInternals;
   readonly #consumers = new Set<MessageConsumer>();
   readonly #producers = new Set<MessageProducer>();
   readonly #browsers = new Set<QueueBrowser>();
@@ -86,6 +88,7 @@ export class Session {
     readonly connection: Connection,
     readonly acknowledgeMode: AcknowledgeModeValue,
   ) {
+    this.#engine = internalsOf(connection.engine);
     if (this.transacted) this.#affinity = new Map();
   }
 
@@ -161,7 +164,7 @@ export class Session {
   /** A producer; with no destination, each send names one. */
   createProducer(destination: Destination | null = null): MessageProducer {
     this.#checkOpen();
-    if (destination) this.connection.engine.checkSendable(destination);
+    if (destination) this.#engine.registry.checkProducerDestination(destination);
     const producer = new MessageProducer(this, destination);
     this.#producers.add(producer);
     return producer;
@@ -170,7 +173,7 @@ export class Session {
   /** A consumer of a queue, or a non-durable subscriber of a topic (SES-5, DST-4). */
   createConsumer(destination: Destination, selector: string | null = null, noLocal = false): MessageConsumer {
     this.#checkOpen();
-    const state = this.connection.engine.resolveForConsumer(destination, 'create a consumer');
+    const state = this.#engine.registry.forConsumer(destination, 'create a consumer');
     this.#checkTemporaryOwner(destination);
     const compiled = parseSelector(selector);
     if (state.kind === 'queue') {
@@ -179,7 +182,7 @@ export class Session {
         compiled,
       );
     }
-    const subscription = this.connection.engine.subscribe(state, {
+    const subscription = this.#engine.subscriptions.subscribe(state, {
       name: null,
       clientId: this.connection.getClientID(),
       selector: compiled.text === null ? null : compiled,
@@ -248,14 +251,14 @@ export class Session {
     this.#checkOpen();
     if (typeof name !== 'string' || name.trim() === '')
       throw new InvalidDestinationError('a subscription needs a non-empty name');
-    const state = this.connection.engine.resolveForNamedSubscription(topic);
+    const state = this.#engine.registry.forNamedSubscription(topic);
     if (state.kind !== 'topic')
       throw new InvalidDestinationError(`'${state.handle.toString()}' is not a topic`);
     if (kind.durable && topic.temporary)
       throw new InvalidDestinationError('a durable subscription cannot be made on a temporary topic');
     this.#checkTemporaryOwner(topic);
     const compiled = parseSelector(selector);
-    const subscription = this.connection.engine.subscribe(state, {
+    const subscription = this.#engine.subscriptions.subscribe(state, {
       name,
       clientId: kind.clientId,
       selector: compiled.text === null ? null : compiled,
@@ -274,7 +277,7 @@ export class Session {
   /** Deletes a durable subscription (DST-3): refused while it is active or holds unacknowledged messages. */
   unsubscribe(name: string): void {
     this.#checkOpen();
-    this.connection.engine.unsubscribe(this.connection.getClientID(), name);
+    this.#engine.subscriptions.unsubscribe(this.connection.getClientID(), name);
   }
 
   #attach(
@@ -297,7 +300,7 @@ export class Session {
   /** A browser over a queue's available messages (DST-7). */
   createBrowser(queue: Queue, selector: string | null = null): QueueBrowser {
     this.#checkOpen();
-    const state = this.connection.engine.resolveForConsumer(queue, 'create a browser');
+    const state = this.#engine.registry.forConsumer(queue, 'create a browser');
     if (state.kind !== 'queue')
       throw new InvalidDestinationError(
         `'${state.handle.toString()}' is not a queue: only queues can be browsed`,
@@ -402,12 +405,12 @@ export class Session {
     message.markReadOnly();
     if (this.acknowledgeMode === AcknowledgeMode.NO_ACKNOWLEDGE) {
       backlog.acknowledge(entry);
-      this.connection.engine.enqueue(this.connection.engine.ackOperations([{ entry, backlog }]));
+      this.#engine.storeLink.writeLater(this.#engine.storeLink.ackRecords([{ entry, backlog }]));
       return message;
     }
     this.#recordDelivery(consumer, entry, backlog, message);
     // The count survives a crash, so the message comes back marked redelivered (PER-1, PER-2).
-    this.connection.engine.storeDeliveryState(backlog, entry, 0);
+    this.#engine.storeLink.recordDeliveryState(backlog, entry, 0);
     return message;
   }
 
@@ -504,7 +507,7 @@ export class Session {
   }
 
   #poison(record: Unacknowledged, reason: string): void {
-    this.connection.engine.moveToErrorDestination(record.backlog, record.entry, `poison: ${reason}`);
+    this.#engine.errorDestinations.move(record.backlog, record.entry, `poison: ${reason}`);
   }
 
   async #clientAcknowledge(record: Unacknowledged): Promise<void> {
@@ -528,10 +531,10 @@ export class Session {
 
   #acknowledgeRecords(records: readonly Unacknowledged[]): Promise<void> | undefined {
     if (records.length === 0) return undefined;
-    const engine = this.connection.engine;
-    const operations = engine.ackOperations(records);
+    const storeLink = this.#engine.storeLink;
+    const operations = storeLink.ackRecords(records);
     for (const { entry, backlog } of records) backlog.acknowledge(entry);
-    return operations.length > 0 ? engine.commit(operations) : undefined;
+    return operations.length > 0 ? storeLink.write(operations) : undefined;
   }
 
   // --- recover, commit, rollback ---
@@ -552,7 +555,7 @@ export class Session {
   async commit(): Promise<void> {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
-    const engine = this.connection.engine;
+    const { storeLink, sendPipeline } = this.#engine;
     const sends = this.#uncommittedSends;
     const receives = this.#unacknowledged;
     // Always fresh arrays: sends and receives made while this commit waits for the store belong
@@ -560,10 +563,10 @@ export class Session {
     this.#uncommittedSends = [];
     this.#unacknowledged = [];
     if (this.#affinity?.size) this.#affinity = new Map();
-    const operations = sends.flatMap((send) => engine.sendOperations(send.stored, send.routed));
-    for (const operation of engine.ackOperations(receives)) operations.push(operation);
+    const operations = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
+    for (const operation of storeLink.ackRecords(receives)) operations.push(operation);
     try {
-      if (operations.length > 0) await engine.commit(operations);
+      if (operations.length > 0) await storeLink.write(operations);
     } catch (error) {
       this.#discardSends(sends);
       this.#release(receives, true);
@@ -573,10 +576,7 @@ export class Session {
       );
     }
     for (const { entry, backlog } of receives) backlog.acknowledge(entry);
-    for (const send of sends) {
-      for (const { backlog, entry } of send.routed) backlog.add(entry);
-      if (send.stored.persistent) engine.pageOutIfOverThreshold(send.stored);
-    }
+    for (const send of sends) sendPipeline.addToBacklogs(send.stored, send.routed);
   }
 
   /** Discards uncommitted sends and makes received messages available again, redelivered (SES-2). */
@@ -612,14 +612,14 @@ export class Session {
   }
 
   #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
-    const engine = this.connection.engine;
+    const { redelivery, storeLink, clock } = this.#engine;
     const sessionDelay = this.getRedeliveryDelay();
     if (records.length === 1 && prefetched.length === 0) {
       // One message back (a transaction per message): nothing to group.
       const { entry, backlog } = records[0]!;
-      if (engine.undeliverable(backlog, entry)) return;
-      const delay = withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0;
-      if (delay > 0) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+      if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) return;
+      const delay = withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0;
+      if (delay > 0) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
       backlog.release(entry, delay);
       return;
     }
@@ -633,14 +633,14 @@ export class Session {
       else byDelay.set(delay, [entry]);
     };
     for (const { entry, backlog } of records) {
-      if (engine.undeliverable(backlog, entry)) continue;
-      add(backlog, withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0, entry);
+      if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) continue;
+      add(backlog, withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0, entry);
     }
     for (const { entry, backlog } of prefetched) add(backlog, 0, entry);
     for (const [backlog, byDelay] of groups) {
       for (const [delay, entries] of byDelay) {
         if (delay > 0)
-          for (const entry of entries) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+          for (const entry of entries) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
         backlog.releaseMany(entries, delay);
       }
     }
