@@ -12,6 +12,7 @@ import { type EngineInternals, internalsOf } from '../engine/internals.js';
 import { IllegalStateError, InvalidDestinationError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { ListenerCall } from './listener-call.js';
+import type { ListenerPipeline } from './listener-pipeline.js';
 import type { MessageSelector } from '../selector/index.js';
 import type { Session } from './session.js';
 
@@ -37,13 +38,13 @@ interface Waiter {
 
 export class MessageConsumer implements BacklogConsumer {
   readonly #session: Session;
+  /** The session's listener deliveries, which keep this consumer's window. */
+  readonly #listeners: ListenerPipeline<MessageConsumer>;
   readonly #engine: EngineInternals;
   readonly #target: ConsumerTarget;
   readonly #selectorText: string | null;
   readonly #waiters: Waiter[] = [];
   #listener: MessageListener | null = null;
-  /** Entries handed to this consumer for its listener and not finished (queued or running). */
-  #inWindow = 0;
   #closed = false;
   #closePromise: Promise<void> | undefined;
   /** Set during receiveNoWait: the consumer can take exactly one entry, synchronously. */
@@ -53,12 +54,14 @@ export class MessageConsumer implements BacklogConsumer {
   /** @internal Use the session's `createConsumer` and friends. */
   constructor(
     session: Session,
+    listeners: ListenerPipeline<MessageConsumer>,
     target: ConsumerTarget,
     /** The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
     readonly selector: MessageSelector | null,
     selectorText: string | null,
   ) {
     this.#session = session;
+    this.#listeners = listeners;
     this.#engine = internalsOf(session.connection.engine);
     this.#target = target;
     this.#selectorText = selectorText;
@@ -91,15 +94,15 @@ export class MessageConsumer implements BacklogConsumer {
     // A closing session puts its messages back before it closes its consumers: they must not
     // take them again (counted, handed to a closed session, and in a transaction never returned).
     if (this.#closed || this.#session.closing || !this.#session.connection.started) return false;
-    if (this.#listener) return this.#inWindow < this.#session.connection.factoryOptions.messagesMaximum;
+    if (this.#listener)
+      return this.#listeners.hasRoom(this, this.#session.connection.factoryOptions.messagesMaximum);
     return this.#waiters.length > 0 || (this.#immediate && this.#immediateResult === undefined);
   }
 
   /** @internal */
   accept(entry: Entry): void {
     if (this.#listener) {
-      this.#inWindow++;
-      this.#session.enqueueForListener(this, entry, this.#target.backlog);
+      this.#listeners.enqueue(this, entry, this.#target.backlog);
       return;
     }
     let delivered: ReturnType<Session['deliverToReceive']>;
@@ -215,15 +218,11 @@ export class MessageConsumer implements BacklogConsumer {
 
   /**
    * @internal Runs the listener on one entry as `call`, then acknowledges it (AUTO) or puts it
-   * back (it threw, SES-4).
+   * back (it threw, SES-4). The pipeline frees its place in the window when this settles.
    */
   async runListener(entry: Entry, backlog: Backlog, call: ListenerCall): Promise<void> {
     // It may have waited in the session's pipeline long enough to expire (DLV-4).
-    if (backlog.expireIfDue(entry)) {
-      this.#inWindow--;
-      this.backlogDispatch();
-      return;
-    }
+    if (backlog.expireIfDue(entry)) return;
     let message: Message;
     try {
       message = this.#session.deliver(this, entry, backlog);
@@ -232,8 +231,6 @@ export class MessageConsumer implements BacklogConsumer {
       // and try again later, rather than lose the message or spin on it.
       this.#session.connection.reportError(error);
       backlog.release(entry, UNREADABLE_RETRY_MS);
-      this.#inWindow--;
-      this.backlogDispatch();
       return;
     }
     try {
@@ -243,15 +240,7 @@ export class MessageConsumer implements BacklogConsumer {
       if (acknowledged) await acknowledged;
     } catch (error) {
       if (!this.#session.listenerFailed(entry, error)) this.#session.connection.reportError(error);
-    } finally {
-      this.#inWindow--;
-      this.backlogDispatch();
     }
-  }
-
-  /** @internal Prefetched entries were taken back by the session (recover, rollback). */
-  resetWindow(prefetched: readonly { consumer: MessageConsumer }[]): void {
-    for (const queued of prefetched) if (queued.consumer === this) this.#inWindow--;
   }
 
   /**
@@ -263,13 +252,13 @@ export class MessageConsumer implements BacklogConsumer {
    */
   close(): Promise<void> {
     if (this.#closePromise)
-      return this.#session.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
+      return this.#listeners.calledFromListener() ? Promise.resolve() : this.#closePromise;
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) {
       waiter.timer?.cancel();
       waiter.resolve(null);
     }
-    const running = this.#session.listenerCallOf(this);
+    const running = this.#listeners.callOf(this);
     if (!running) {
       this.#detach();
       this.#closePromise = Promise.resolve();

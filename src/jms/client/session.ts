@@ -31,7 +31,7 @@ import { parseSelector } from '../selector/index.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import type { Connection } from './connection.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
-import { ListenerCall } from './listener-call.js';
+import { ListenerPipeline, type QueuedDelivery } from './listener-pipeline.js';
 import { MessageProducer } from './producer.js';
 import { QueueBrowser } from './queue-browser.js';
 import { nonNegativeMs } from './setting-checks.js';
@@ -45,14 +45,7 @@ interface Unacknowledged {
   message?: Message;
 }
 
-/** A listener delivery waiting its turn in the session. */
-interface Queued {
-  consumer: MessageConsumer;
-  entry: Entry;
-  backlog: Backlog;
-}
-
-const NOTHING_QUEUED: readonly Queued[] = [];
+type Queued = QueuedDelivery<MessageConsumer>;
 
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
@@ -69,13 +62,10 @@ export class Session {
   #uncommittedSends: { stored: StoredMessage; routed: Routed[] }[] = [];
   /** Where this transaction's sends to distributed queues went (transaction affinity, `000`). */
   #affinity: TransactionAffinity | undefined;
-  readonly #listenerQueue: Queued[] = [];
-  /** True while listener deliveries run, one after another (SES-5). */
-  #pumping = false;
-  /** The listener running now and its consumer; undefined between deliveries. */
-  #inProgress: { call: ListenerCall; consumer: MessageConsumer } | undefined;
-  /** Callers of {@link idle} waiting for the running deliveries to end. */
-  #idleWaiters: (() => void)[] = [];
+  /** Listener deliveries, one at a time (SES-5), and each consumer's window (SES-6). */
+  readonly #listeners = new ListenerPipeline<MessageConsumer>({
+    mayRun: () => this.connection.started && !this.#closing,
+  });
   /** Set when `close()` is called: no delivery starts any more, the one in progress finishes. */
   #closing = false;
   #closed = false;
@@ -287,6 +277,7 @@ export class Session {
   ): MessageConsumer {
     const consumer = new MessageConsumer(
       this,
+      this.#listeners,
       target,
       selector?.text === null ? null : selector,
       selectorText,
@@ -323,74 +314,20 @@ export class Session {
 
   // --- delivery (internal) ---
 
-  /** @internal Queues a prefetched entry for the consumer's listener; delivered one at a time, in order (SES-5). */
-  enqueueForListener(consumer: MessageConsumer, entry: Entry, backlog: Backlog): void {
-    this.#listenerQueue.push({ consumer, entry, backlog });
-    this.#pump();
-  }
-
   /** @internal The connection started: resume delivery. */
   connectionStarted(): void {
     for (const consumer of this.#consumers) consumer.backlogDispatch();
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.#pumping || this.#closing || !this.connection.started) return;
-    this.#pumping = true;
-    this.#runNextListener();
-  }
-
-  /**
-   * Runs the next queued delivery; when its listener is done, the one after it. A plain callback
-   * rather than an async loop: with failures the queue often runs dry and deliveries start again
-   * from scratch, and a restart should cost a flag, not a new async function and its promises.
-   */
-  readonly #runNextListener = (): void => {
-    const finished = this.#inProgress;
-    if (finished) {
-      this.#inProgress = undefined;
-      // What a close from inside that listener deferred (SES-1): its message is settled now.
-      finished.call.finish();
-    }
-    const queued = this.connection.started && !this.#closing ? this.#takeQueued() : undefined;
-    if (queued) {
-      const call = new ListenerCall();
-      this.#inProgress = { call, consumer: queued.consumer };
-      call.done = queued.consumer.runListener(queued.entry, queued.backlog, call);
-      call.done.then(this.#runNextListener, this.#runNextListener);
-      return;
-    }
-    this.#pumping = false;
-    if (this.#idleWaiters.length > 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-  };
-
-  /**
-   * The next queued delivery whose consumer is open. A closing consumer's deliveries stay queued
-   * for its close to put back, while other consumers' deliveries go on.
-   */
-  #takeQueued(): Queued | undefined {
-    const queue = this.#listenerQueue;
-    if (queue.length === 0) return undefined;
-    if (!queue[0]!.consumer.closed) return queue.shift();
-    const index = queue.findIndex((queued) => !queued.consumer.closed);
-    return index < 0 ? undefined : queue.splice(index, 1)[0];
-  }
-
-  /** @internal The listener run of `consumer` in progress, if one is. */
-  listenerCallOf(consumer: MessageConsumer): ListenerCall | undefined {
-    return this.#inProgress?.consumer === consumer ? this.#inProgress.call : undefined;
+    this.#listeners.start();
   }
 
   /** @internal Whether the caller is this session's listener in progress (or code it started). */
   calledFromOwnListener(): boolean {
-    return this.#inProgress?.call.isCurrent() ?? false;
+    return this.#listeners.calledFromListener();
   }
 
   /** @internal Resolves when no listener is running (for `connection.stop()`). */
   idle(): Promise<void> {
-    if (!this.#pumping) return Promise.resolve();
-    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    return this.#listeners.idle();
   }
 
   /**
@@ -547,7 +484,9 @@ export class Session {
     this.#checkOpen();
     if (this.transacted)
       throw new IllegalStateError('recover() is for non-transacted sessions; use rollback()');
-    if (!this.listenerRunning) await this.idle();
+    // A session is used by one thread of control (JMS): called while a listener runs, this comes
+    // from the listener itself, which must not wait for itself to finish.
+    if (!this.#listeners.listenerRunning) await this.idle();
     this.#releaseAll(true);
   }
 
@@ -583,7 +522,7 @@ export class Session {
   async rollback(): Promise<void> {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
-    if (!this.listenerRunning) await this.idle();
+    if (!this.#listeners.listenerRunning) await this.idle();
     if (this.#uncommittedSends.length > 0) {
       this.#discardSends(this.#uncommittedSends);
       this.#uncommittedSends = [];
@@ -606,8 +545,7 @@ export class Session {
   #releaseAll(withDelay: boolean): void {
     const records = this.#unacknowledged;
     if (records.length > 0) this.#unacknowledged = [];
-    const prefetched = this.#listenerQueue.length > 0 ? this.#listenerQueue.splice(0) : NOTHING_QUEUED;
-    if (prefetched.length > 0) for (const consumer of this.#consumers) consumer.resetWindow(prefetched);
+    const prefetched = this.#listeners.takeAll();
     this.#release(records, withDelay, prefetched);
   }
 
@@ -646,25 +584,12 @@ export class Session {
     }
   }
 
-  /**
-   * @internal True while one of this session's listeners runs. A session is used by one thread
-   * of control (JMS), so recover or rollback called while it is set comes from the listener
-   * itself, and must not wait for the listener to finish.
-   */
-  get listenerRunning(): boolean {
-    return this.#inProgress !== undefined;
-  }
-
   // --- closing ---
 
   /** @internal A consumer closed: return what it held that the application never saw, and, outside a transaction, what it did not acknowledge (SES-4). */
   consumerClosed(consumer: MessageConsumer): void {
     this.#consumers.delete(consumer);
-    const prefetched: Queued[] = [];
-    for (let i = this.#listenerQueue.length - 1; i >= 0; i--) {
-      if (this.#listenerQueue[i]!.consumer === consumer)
-        prefetched.unshift(...this.#listenerQueue.splice(i, 1));
-    }
+    const prefetched = this.#listeners.takeFor(consumer);
     let records: Unacknowledged[] = [];
     if (!this.transacted) {
       records = this.#unacknowledged.filter((u) => u.consumer === consumer);
@@ -699,7 +624,7 @@ export class Session {
   close(): Promise<void> {
     if (this.#closePromise) return this.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
     this.#closing = true;
-    const ownCall = this.#inProgress?.call;
+    const ownCall = this.#listeners.runningCall;
     if (ownCall?.isCurrent()) {
       this.#closed = true;
       this.#closePromise = Promise.resolve();
@@ -713,8 +638,8 @@ export class Session {
   }
 
   async #closeAfterListener(): Promise<void> {
-    const running = this.#inProgress;
-    if (running) await running.call.done;
+    const running = this.#listeners.runningCall;
+    if (running) await running.done;
     this.#closed = true;
     await this.#closeEverything();
   }
