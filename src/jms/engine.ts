@@ -37,7 +37,7 @@ import type { DestinationOptions } from './destination/destination-options.js';
 import { DistributedDestinations } from './destination/distributed-destinations.js';
 import type { LoadBalancing } from './destination/distributed.js';
 import { DestinationRegistry, toHandle } from './destination/registry.js';
-import { type DurableSubscriptionInfo, Subscriptions } from './destination/subscriptions.js';
+import { Subscriptions } from './destination/subscriptions.js';
 import type { UndeliveredTotal } from './destination/undelivered.js';
 import { EngineIds } from './engine/ids.js';
 import { type EngineInternals, bindInternals } from './engine/internals.js';
@@ -48,6 +48,7 @@ import { StoreLink } from './engine/store-link.js';
 import { type EngineLogger, silentLogger } from './logger.js';
 import {
   type DestinationStatistics,
+  type DurableSubscriptionInfo,
   type EngineStatistics,
   destinationStatistics,
   totalStatistics,

@@ -4,7 +4,7 @@
  * window (MessagesMaximum, SES-6) has room.
  */
 import type { ScheduledTimer } from '../clock.js';
-import type { Backlog, BacklogConsumer } from '../destination/backlog.js';
+import type { Backlog } from '../destination/backlog.js';
 import type { Destination } from '../destination/destination.js';
 import type { Subscription } from '../destination/destination-state.js';
 import type { Entry } from '../destination/entry.js';
@@ -36,7 +36,12 @@ interface Waiter {
   timer: ScheduledTimer | undefined;
 }
 
-export class MessageConsumer implements BacklogConsumer {
+/**
+ * A consumer of a queue or a topic subscription. Its backlog dispatches to it as a
+ * `BacklogConsumer`: that side of it is internal, so it is checked where the session attaches it
+ * rather than declared with `implements`, which would put it in the published type.
+ */
+export class MessageConsumer {
   readonly #session: Session;
   /** The session's listener deliveries, which keep this consumer's window. */
   readonly #listeners: ListenerPipeline<MessageConsumer>;
@@ -82,7 +87,7 @@ export class MessageConsumer implements BacklogConsumer {
     return this.#target.subscription?.spec.noLocal ?? false;
   }
 
-  // --- BacklogConsumer ---
+  // --- what its backlog calls (BacklogConsumer) ---
 
   /** @internal */
   get transacted(): boolean {

@@ -9,6 +9,7 @@ import type { DestinationRegistry } from './registry.js';
 import type { EngineIds } from '../engine/ids.js';
 import type { StoreLink } from '../engine/store-link.js';
 import { IllegalStateError, InvalidDestinationError } from '../errors.js';
+import type { DurableSubscriptionInfo } from '../statistics.js';
 
 const NAMED_KEY_PREFIX = 'sub://';
 
@@ -18,16 +19,6 @@ export interface SubscriptionsContext {
   readonly storeLink: StoreLink;
   readonly ids: EngineIds;
   readonly hooks: BacklogHooks;
-}
-
-/** A durable subscription as the admin API lists it (DST-9). */
-export interface DurableSubscriptionInfo {
-  clientId: string | null;
-  name: string;
-  topic: string;
-  selector: string | null;
-  active: boolean;
-  messages: number;
 }
 
 export class Subscriptions {
