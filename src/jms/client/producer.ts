@@ -1,15 +1,14 @@
 /**
  * A message producer: stamps the provider-owned headers at send (MSG-1), chooses persistence,
- * and hands the message to the engine. A persistent send resolves once the store has it (PER-1).
+ * and hands the message to the send pipeline (engine/send-pipeline.ts). A persistent send
+ * resolves once the store has it (PER-1).
  */
-import type { Admission } from '../delivery/flow-control.js';
 import type { Destination } from '../destination/destination.js';
-import type { DestinationState, QueueState } from '../destination/destination-state.js';
+import type { DestinationState } from '../destination/destination-state.js';
 import { overrideOf } from '../destination/destination-options.js';
-import { Entry, StoredMessage } from '../destination/entry.js';
+import { StoredMessage } from '../destination/entry.js';
 import { type EngineInternals, internalsOf } from '../engine/internals.js';
-import type { SendPipeline } from '../engine/send-pipeline.js';
-import type { Routed } from '../engine/store-link.js';
+import type { SendTransaction } from '../engine/send-pipeline.js';
 import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
 import {
   DEFAULT_PRIORITY,
@@ -44,6 +43,8 @@ export interface SendOptions {
 export class MessageProducer {
   readonly #session: Session;
   readonly #engine: EngineInternals;
+  /** Where a transacted session's sends wait for its commit; undefined outside a transaction. */
+  readonly #transaction: SendTransaction | undefined;
   readonly #destination: Destination | null;
   #deliveryMode: DeliveryModeValue = DeliveryMode.PERSISTENT;
   #priority = DEFAULT_PRIORITY;
@@ -59,6 +60,9 @@ export class MessageProducer {
   constructor(session: Session, destination: Destination | null) {
     this.#session = session;
     this.#engine = internalsOf(session.connection.engine);
+    this.#transaction = session.transacted
+      ? { hold: (stored, routed) => session.holdUncommitted(stored, routed) }
+      : undefined;
     this.#destination = destination;
     this.#sendTimeout = session.connection.factoryOptions.sendTimeout;
   }
@@ -177,9 +181,7 @@ export class MessageProducer {
       message.getJMSExpiration() <= deliveryTime &&
       deliveryTime > now
     ) {
-      engine.sendPipeline.expiredAtSend(state);
-      // Nothing of the message is stored, but what rides with it is.
-      return options.storeWith?.length ? engine.storeLink.write(options.storeWith) : Promise.resolve();
+      return engine.sendPipeline.expiredAtSend(state, options.storeWith ?? NO_OPERATIONS);
     }
     const copy = message.copy();
     const stored = new StoredMessage(
@@ -193,9 +195,7 @@ export class MessageProducer {
     stored.redeliveryLimit = this.#redeliveryLimit;
     stored.scheduled = deliveryTime > now;
     const storeWith = options.storeWith ?? NO_OPERATIONS;
-    if (state.kind === 'queue' && alsoTo.length === 0)
-      return this.#sendToQueue(engine.sendPipeline, state, stored, storeWith);
-    return this.#sendToTopics(engine.sendPipeline, state, alsoTo, stored, storeWith);
+    return engine.sendPipeline.send(state, alsoTo, stored, storeWith, this.#sendTimeout, this.#transaction);
   }
 
   /**
@@ -211,97 +211,6 @@ export class MessageProducer {
     const application = connection.factoryOptions.applicationId;
     if (application !== undefined)
       message.setProviderProperty('JMSXAppID', { type: 'string', value: application });
-  }
-
-  async #sendToQueue(
-    pipeline: SendPipeline,
-    state: QueueState,
-    stored: StoredMessage,
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> {
-    let admission = pipeline.admit(state, 1, stored.size, this.#sendTimeout);
-    if (admission instanceof Promise) admission = await admission;
-    // The room admission reserved is given back once the entry holds it, or when the send fails.
-    try {
-      if (!stored.persistent && !this.#session.transacted && storeWith.length === 0) {
-        // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
-        stored.holders = 1;
-        state.backlog.add(new Entry(stored));
-        return;
-      }
-      const delivered = this.#deliver(pipeline, stored, pipeline.route(state, stored), storeWith);
-      if (delivered) await delivered;
-    } finally {
-      admission.release();
-    }
-  }
-
-  /**
-   * A topic send is routed before it is admitted, so admission reserves room for one entry per
-   * subscription it goes to (DLV-7). It counts as published only once admitted.
-   */
-  #sendToTopics(
-    pipeline: SendPipeline,
-    state: DestinationState,
-    alsoTo: readonly DestinationState[],
-    stored: StoredMessage,
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> {
-    const timeout = this.#sendTimeout;
-    if (alsoTo.length === 0) {
-      const routed = pipeline.entriesFor(state, stored);
-      const admission = pipeline.admit(state, routed.length, stored.size, timeout);
-      return this.#sendRouted(pipeline, stored, admission, routed, storeWith, () =>
-        pipeline.published(state, routed.length),
-      );
-    }
-    // A distributed topic, or a member of one, delivers to all its members (DST-8): each must have room.
-    const targets = [state, ...alsoTo];
-    const routes = targets.map((target) => pipeline.entriesFor(target, stored));
-    const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
-    const admission = pipeline.admitAll(parts, stored.size, timeout);
-    return this.#sendRouted(pipeline, stored, admission, routes.flat(), storeWith, () => {
-      for (const { target, entries } of parts) pipeline.published(target, entries);
-    });
-  }
-
-  async #sendRouted(
-    pipeline: SendPipeline,
-    stored: StoredMessage,
-    admission: Admission | Promise<Admission>,
-    routed: Routed[],
-    storeWith: readonly StoreOperation[],
-    published: () => void,
-  ): Promise<void> {
-    if (admission instanceof Promise) {
-      admission = await admission;
-      // Subscriptions that ended while the send waited do not take it.
-      routed = routed.filter((r) => !r.backlog.closed);
-    }
-    try {
-      published();
-      const delivered = this.#deliver(pipeline, stored, routed, storeWith);
-      if (delivered) await delivered;
-    } finally {
-      admission.release();
-    }
-  }
-
-  /**
-   * Hands routed entries to their backlogs: held as uncommitted in a transaction, else after the
-   * store has a persistent message (and `storeWith`, in the same commit).
-   */
-  #deliver(
-    pipeline: SendPipeline,
-    stored: StoredMessage,
-    routed: Routed[],
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> | undefined {
-    if (this.#session.transacted) {
-      this.#session.holdUncommitted(stored, routed);
-      return undefined;
-    }
-    return pipeline.storeAndAdd(stored, routed, storeWith);
   }
 
   /**

@@ -5,12 +5,17 @@
  * for the commit, add it to its backlogs, page it out if the engine holds too much (PER-1, PER-4).
  */
 import { Entry, type StoredMessage } from '../destination/entry.js';
-import type { DestinationState } from '../destination/destination-state.js';
+import type { DestinationState, QueueState } from '../destination/destination-state.js';
 import type { DeliveryTimes } from '../delivery/delivery-times.js';
 import type { Admission, AdmissionPart, FlowControl } from '../delivery/flow-control.js';
 import type { StoreOperation } from '../store-port.js';
 import type { Paging } from './paging.js';
 import type { Routed, StoreLink } from './store-link.js';
+
+/** A transacted session's sends: held uncommitted until its commit stores and adds them (SES-2). */
+export interface SendTransaction {
+  hold(stored: StoredMessage, routed: Routed[]): void;
+}
 
 /** What the send pipeline needs of the engine. */
 export interface SendPipelineContext {
@@ -32,9 +37,123 @@ export class SendPipeline {
     return this.#context.deliveryTimes.timeFor(state, now, deliveryDelay);
   }
 
-  /** A message sent to expire at or before its delivery time: counted, never stored (DLV-5). */
-  expiredAtSend(state: DestinationState): void {
+  /**
+   * A message sent to expire at or before its delivery time: counted, never stored (DLV-5).
+   * Nothing of the message is stored, but what rides with it is.
+   */
+  expiredAtSend(state: DestinationState, storeWith: readonly StoreOperation[]): Promise<void> {
     state.messagesExpiredAtSend++;
+    return storeWith.length > 0 ? this.#context.storeLink.write(storeWith) : Promise.resolve();
+  }
+
+  /**
+   * Sends a stored message to `state` (and, for a distributed topic or a member of one, to the
+   * other members in `alsoTo`, DST-8): admitted, routed, then stored and added to its backlogs,
+   * or held in `transaction`. `storeWith` is written in the same commit as the message (the
+   * producer's option); `timeoutMs` is how long it may wait for room (DLV-7). Resolves once a
+   * persistent message is stored (PER-1). Arguments rather than an options object: this is the
+   * hot path, and the send waits across awaits, so an object per send would be an allocation.
+   */
+  send(
+    state: DestinationState,
+    alsoTo: readonly DestinationState[],
+    stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
+    timeoutMs: number,
+    transaction: SendTransaction | undefined,
+  ): Promise<void> {
+    if (state.kind === 'queue' && alsoTo.length === 0)
+      return this.#sendToQueue(state, stored, storeWith, timeoutMs, transaction);
+    return this.#sendToTopics(state, alsoTo, stored, storeWith, timeoutMs, transaction);
+  }
+
+  async #sendToQueue(
+    state: QueueState,
+    stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
+    timeoutMs: number,
+    transaction: SendTransaction | undefined,
+  ): Promise<void> {
+    let admission = this.admit(state, 1, stored.size, timeoutMs);
+    if (admission instanceof Promise) admission = await admission;
+    // The room admission reserved is given back once the entry holds it, or when the send fails.
+    try {
+      if (!stored.persistent && !transaction && storeWith.length === 0) {
+        // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
+        stored.holders = 1;
+        state.backlog.add(new Entry(stored));
+        return;
+      }
+      const delivered = this.#deliver(stored, this.route(state, stored), storeWith, transaction);
+      if (delivered) await delivered;
+    } finally {
+      admission.release();
+    }
+  }
+
+  /**
+   * A topic send is routed before it is admitted, so admission reserves room for one entry per
+   * subscription it goes to (DLV-7). It counts as published only once admitted.
+   */
+  #sendToTopics(
+    state: DestinationState,
+    alsoTo: readonly DestinationState[],
+    stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
+    timeoutMs: number,
+    transaction: SendTransaction | undefined,
+  ): Promise<void> {
+    if (alsoTo.length === 0) {
+      const routed = this.entriesFor(state, stored);
+      const admission = this.admit(state, routed.length, stored.size, timeoutMs);
+      return this.#sendRouted(stored, admission, routed, storeWith, transaction, () =>
+        this.published(state, routed.length),
+      );
+    }
+    // A distributed topic, or a member of one, delivers to all its members (DST-8): each must have room.
+    const targets = [state, ...alsoTo];
+    const routes = targets.map((target) => this.entriesFor(target, stored));
+    const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
+    const admission = this.admitAll(parts, stored.size, timeoutMs);
+    return this.#sendRouted(stored, admission, routes.flat(), storeWith, transaction, () => {
+      for (const { target, entries } of parts) this.published(target, entries);
+    });
+  }
+
+  async #sendRouted(
+    stored: StoredMessage,
+    admission: Admission | Promise<Admission>,
+    routed: Routed[],
+    storeWith: readonly StoreOperation[],
+    transaction: SendTransaction | undefined,
+    published: () => void,
+  ): Promise<void> {
+    if (admission instanceof Promise) {
+      admission = await admission;
+      // Subscriptions that ended while the send waited do not take it.
+      routed = routed.filter((r) => !r.backlog.closed);
+    }
+    try {
+      published();
+      const delivered = this.#deliver(stored, routed, storeWith, transaction);
+      if (delivered) await delivered;
+    } finally {
+      admission.release();
+    }
+  }
+
+  /** Hands routed entries on: held as uncommitted in a transaction, else stored and added. */
+  #deliver(
+    stored: StoredMessage,
+    routed: Routed[],
+    storeWith: readonly StoreOperation[],
+    transaction: SendTransaction | undefined,
+  ): Promise<void> | undefined {
+    if (transaction) {
+      transaction.hold(stored, routed);
+      return undefined;
+    }
+    return this.storeAndAdd(stored, routed, storeWith);
   }
 
   /**
