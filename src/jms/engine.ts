@@ -19,6 +19,8 @@
  * - delivery/delivery-times.ts: delivery times and schedules (DLV-5, DLV-6)
  * - delivery/flow-control.ts: quotas and throttling (DLV-7, DLV-8)
  * - client/listener-pipeline.ts: a session's listener deliveries, one at a time (SES-5, SES-6)
+ * - client/client-ids.ts: the client ids connections hold (SES-1)
+ * - engine/internals.ts: the EngineInternals interface through which client objects reach these
  */
 import { type Clock, TimerQueue, systemClock } from './clock.js';
 import { ClientIdClaims } from './client/client-ids.js';
