@@ -46,7 +46,12 @@ export { BytesMessage } from './jms/message/bytes-message.js';
 export { MapMessage } from './jms/message/map-message.js';
 export { StreamMessage } from './jms/message/stream-message.js';
 export { type TypedValue, type ValueType, type ObjectValue } from './jms/message/typed-value.js';
-export { type DestinationStatistics, type EngineStatistics, type PendingByCause } from './jms/statistics.js';
+export {
+  type DestinationStatistics,
+  type DurableSubscriptionInfo,
+  type EngineStatistics,
+  type PendingByCause,
+} from './jms/statistics.js';
 export {
   parseSchedule,
   nextScheduledTime,

@@ -3,23 +3,14 @@
  * rule (selectors, transactions, persistence, quotas) applies as it does to any client: browse,
  * send, delete one message, and move or replay messages in one transaction per batch.
  */
-import {
-  ERROR_BRIDGE,
-  ERROR_DELIVERY_COUNT,
-  ERROR_ORIGIN,
-  ERROR_REASON,
-  ERROR_TIME,
-  externalOrigin,
-} from '../bridge/error-message.js';
 import type { Connection } from '../jms/client/connection.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
+import { ERROR_BRIDGE, ERROR_ORIGIN, ERROR_PROPERTIES, externalOrigin } from '../jms/delivery/error-copy.js';
 import { type Destination, Queue, parseDestination } from '../jms/destination/destination.js';
 import type { JmsEngine } from '../jms/engine.js';
 import { InvalidDestinationError } from '../jms/errors.js';
 import type { Message } from '../jms/message/message.js';
 
-/** Properties the engine and the bridges add when they park a message; a replay removes them. */
-const ERROR_PROPERTIES = [ERROR_ORIGIN, ERROR_REASON, ERROR_DELIVERY_COUNT, ERROR_BRIDGE, ERROR_TIME];
 /** How the origin of a message a bridge read from an external broker starts: no replay can reach it. */
 const EXTERNAL_ORIGIN = externalOrigin('');
 /** Messages moved per transaction. */
@@ -149,7 +140,7 @@ export class DestinationOperations {
   #existing(name: string): Destination {
     const handle = parseDestination(name);
     // A map lookup: a replay asks once per message.
-    if (!this.engine.resolveExisting(handle)) {
+    if (!this.engine.destinationOptions(handle)) {
       throw new InvalidDestinationError(`destination '${name}' does not exist`);
     }
     return handle;

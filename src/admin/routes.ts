@@ -132,10 +132,10 @@ export function adminRoutes(services: AdminServices): Route[] {
       async handle({ body }) {
         const { kind, name, options } = parseDestinationRequest(await body());
         const uri = `${kind}://${name}`;
-        const existing = engine.resolveExisting(parseDestination(uri));
+        const existing = engine.destinationOptions(parseDestination(uri));
         // Creating what exists changes nothing: say so, rather than 201 with settings not applied.
         if (existing) {
-          if (!isDeepStrictEqual({ ...existing.options }, { ...options }))
+          if (!isDeepStrictEqual({ ...existing }, { ...options }))
             throw new HttpError(
               409,
               `destination '${uri}' exists already with other settings: they are not changed here (delete it and create it again, or change them in the configuration and reload)`,

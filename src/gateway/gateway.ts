@@ -29,7 +29,7 @@ import {
 import { ADMIN_TOKEN_ENV } from '../config/checks.js';
 import { ConnectionFactory } from '../jms/client/connection-factory.js';
 import { type Clock, systemClock } from '../jms/clock.js';
-import { Queue, Topic, parseDestination } from '../jms/destination/destination.js';
+import { Queue, Topic } from '../jms/destination/destination.js';
 import { JmsEngine } from '../jms/engine.js';
 import { IllegalStateError, InvalidDestinationError } from '../jms/errors.js';
 import { setXPathLimitListener, setXPathLimits } from '../jms/selector/xpath/xpath-limits.js';
@@ -302,7 +302,7 @@ export class Gateway {
       {
         current: this.#config,
         started: this.#started,
-        destinationOptions: (id) => this.engine.resolveExisting(parseDestination(id))?.options,
+        destinationOptions: (id) => this.engine.destinationOptions(id),
       },
       source.config,
     );
@@ -334,7 +334,7 @@ export class Gateway {
       {
         current: this.#config,
         started: this.#started,
-        destinationOptions: (id) => this.engine.resolveExisting(parseDestination(id))?.options,
+        destinationOptions: (id) => this.engine.destinationOptions(id),
       },
       next,
     );
@@ -655,7 +655,7 @@ async function createDestinations(
       const handle = kind === 'queue' ? new Queue(destination.name) : new Topic(destination.name);
       if (only && !only.has(handle.toString())) continue;
       try {
-        const existing = engine.resolveExisting(handle)?.options;
+        const existing = engine.destinationOptions(handle);
         if (existing !== undefined && canonical(existing) !== canonical(destination.options))
           logger.warn(
             { destination: handle.toString() },

@@ -145,3 +145,15 @@ export function totalStatistics(
   }
   return totals;
 }
+
+/** A durable subscription that exists now (DST-9), as the admin API lists it. */
+export interface DurableSubscriptionInfo {
+  clientId: string | null;
+  name: string;
+  topic: string;
+  selector: string | null;
+  /** Whether it has a subscriber now. */
+  active: boolean;
+  /** Messages it holds. */
+  messages: number;
+}

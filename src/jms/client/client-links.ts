@@ -8,10 +8,10 @@ import type { Backlog } from '../destination/backlog.js';
 import type { TemporaryQueue, TemporaryTopic } from '../destination/destination.js';
 import type { TransactionAffinity } from '../destination/distributed.js';
 import type { Entry, StoredMessage } from '../destination/entry.js';
-import type { JmsEngine, Routed } from '../engine.js';
+import type { JmsEngine } from '../engine.js';
+import type { Routed } from '../engine/store-link.js';
 import type { Message } from '../message/message.js';
 import type { ResolvedFactoryOptions } from './factory-options.js';
-import type { ListenerCall } from './listener-call.js';
 
 /** What a session, and through it its consumers and producers, needs of its connection. */
 export interface ConnectionLink {
@@ -39,7 +39,6 @@ export interface SessionLink {
   readonly closing: boolean;
   readonly transactionAffinity: TransactionAffinity | undefined;
   checkOpen(): void;
-  enqueueForListener(consumer: unknown, entry: Entry, backlog: Backlog): void;
   deliver(consumer: unknown, entry: Entry, backlog: Backlog): Message;
   deliverToReceive(
     consumer: unknown,
@@ -49,7 +48,6 @@ export interface SessionLink {
   autoAcknowledge(entry: Entry): Promise<void> | undefined;
   listenerFailed(entry: Entry, error: unknown): boolean;
   calledFromOwnListener(): boolean;
-  listenerCallOf(consumer: unknown): ListenerCall | undefined;
   holdUncommitted(stored: StoredMessage, routed: Routed[]): void;
   consumerClosed(consumer: unknown): void;
   producerClosed(producer: unknown): void;

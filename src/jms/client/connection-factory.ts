@@ -1,4 +1,5 @@
 import type { JmsEngine } from '../engine.js';
+import { internalsOf } from '../engine/internals.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { AcknowledgePolicy } from './acknowledge-mode.js';
 import { Connection } from './connection.js';
@@ -32,7 +33,7 @@ export class ConnectionFactory {
    * JMSXUserID (MSG-2). Without one it is anonymous.
    */
   createConnection(user?: string | null, password?: string | null): Connection {
-    const authenticated = this.engine.users.authenticate(user, password);
+    const authenticated = internalsOf(this.engine).users.authenticate(user, password);
     return new Connection(this.engine, this.options, authenticated);
   }
 }

@@ -1,5 +1,6 @@
 import { TemporaryQueue, TemporaryTopic } from '../destination/destination.js';
 import type { JmsEngine } from '../engine.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import { IllegalStateError, InvalidArgumentError } from '../errors.js';
 import type { ResolvedFactoryOptions } from './factory-options.js';
@@ -24,6 +25,7 @@ export class Connection {
   readonly #sessions = new Set<Session>();
   readonly #temporaries = new Set<TemporaryQueue | TemporaryTopic>();
   #nextTemporary = 0;
+  readonly #engine: EngineInternals;
 
   /** @internal Use `ConnectionFactory.createConnection()`. */
   constructor(
@@ -32,7 +34,8 @@ export class Connection {
     /** The user the connection authenticated as (JMSXUserID of its sends); undefined when anonymous. */
     readonly userName: string | undefined = undefined,
   ) {
-    this.id = engine.newConnectionId();
+    this.#engine = internalsOf(engine);
+    this.id = this.#engine.ids.newConnectionId();
     if (factoryOptions.clientId !== undefined) this.setClientID(factoryOptions.clientId);
   }
 
@@ -47,7 +50,7 @@ export class Connection {
     if (this.#clientIdFixed) {
       throw new IllegalStateError('client id can only be set once, before the connection is used');
     }
-    this.engine.claimClientId(clientId);
+    this.#engine.clientIds.claim(clientId);
     this.#clientId = clientId;
     this.#clientIdFixed = true;
   }
@@ -153,7 +156,7 @@ export class Connection {
     await Promise.all([...this.#sessions].map((session) => session.close()));
     this.#closed = true;
     for (const temporary of this.#temporaries) this.#deleteTemporary(temporary, true);
-    if (this.#clientId !== null) this.engine.releaseClientId(this.#clientId);
+    if (this.#clientId !== null) this.#engine.clientIds.release(this.#clientId);
   }
 
   #calledFromOwnListener(): boolean {
@@ -172,7 +175,7 @@ export class Connection {
     const queue: TemporaryQueue = new TemporaryQueue(this.#temporaryName(), this.id, () =>
       this.#deleteTemporary(queue, false),
     );
-    this.engine.registerTemporary(queue);
+    this.#engine.registry.registerTemporary(queue);
     this.#temporaries.add(queue);
     return queue;
   }
@@ -183,7 +186,7 @@ export class Connection {
     const topic: TemporaryTopic = new TemporaryTopic(this.#temporaryName(), this.id, () =>
       this.#deleteTemporary(topic, false),
     );
-    this.engine.registerTemporary(topic);
+    this.#engine.registry.registerTemporary(topic);
     this.#temporaries.add(topic);
     return topic;
   }
@@ -194,12 +197,12 @@ export class Connection {
 
   #deleteTemporary(temporary: TemporaryQueue | TemporaryTopic, closing: boolean): void {
     if (!this.#temporaries.has(temporary)) return;
-    const state = this.engine.resolveExisting(temporary);
-    if (state && !closing && this.engine.consumerCount(state) > 0) {
+    const state = this.#engine.registry.find(temporary);
+    if (state && !closing && this.#engine.registry.consumerCount(state) > 0) {
       throw new IllegalStateError(`temporary destination '${temporary.name}' still has consumers`);
     }
     this.#temporaries.delete(temporary);
-    if (state) this.engine.deleteDestinationState(state);
+    if (state) this.#engine.registry.delete(state);
   }
 
   /** Marks the connection used (the client id can no longer be set) and checks it is open. */

@@ -4,13 +4,15 @@
  * window (MessagesMaximum, SES-6) has room.
  */
 import type { ScheduledTimer } from '../clock.js';
-import type { Backlog, BacklogConsumer } from '../destination/backlog.js';
+import type { Backlog } from '../destination/backlog.js';
 import type { Destination } from '../destination/destination.js';
 import type { Subscription } from '../destination/destination-state.js';
 import type { Entry } from '../destination/entry.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
 import { IllegalStateError, InvalidDestinationError } from '../errors.js';
 import type { Message } from '../message/message.js';
 import type { ListenerCall } from './listener-call.js';
+import type { ListenerPipeline } from './listener-pipeline.js';
 import type { MessageSelector } from '../selector/index.js';
 import type { SessionLink } from './client-links.js';
 
@@ -34,14 +36,20 @@ interface Waiter {
   timer: ScheduledTimer | undefined;
 }
 
-export class MessageConsumer implements BacklogConsumer {
+/**
+ * A consumer of a queue or a topic subscription. Its backlog dispatches to it as a
+ * `BacklogConsumer`: that side of it is internal, so it is checked where the session attaches it
+ * rather than declared with `implements`, which would put it in the published type.
+ */
+export class MessageConsumer {
   readonly #session: SessionLink;
+  /** The session's listener deliveries, which keep this consumer's window. */
+  readonly #listeners: ListenerPipeline<MessageConsumer>;
+  readonly #engine: EngineInternals;
   readonly #target: ConsumerTarget;
   readonly #selectorText: string | null;
   readonly #waiters: Waiter[] = [];
   #listener: MessageListener | null = null;
-  /** Entries handed to this consumer for its listener and not finished (queued or running). */
-  #inWindow = 0;
   #closed = false;
   #closePromise: Promise<void> | undefined;
   /** Set during receiveNoWait: the consumer can take exactly one entry, synchronously. */
@@ -51,12 +59,15 @@ export class MessageConsumer implements BacklogConsumer {
   /** @internal Use the session's `createConsumer` and friends. */
   constructor(
     session: SessionLink,
+    listeners: ListenerPipeline<MessageConsumer>,
     target: ConsumerTarget,
     /** The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
     readonly selector: MessageSelector | null,
     selectorText: string | null,
   ) {
     this.#session = session;
+    this.#listeners = listeners;
+    this.#engine = internalsOf(session.connection.engine);
     this.#target = target;
     this.#selectorText = selectorText;
   }
@@ -76,7 +87,7 @@ export class MessageConsumer implements BacklogConsumer {
     return this.#target.subscription?.spec.noLocal ?? false;
   }
 
-  // --- BacklogConsumer ---
+  // --- what its backlog calls (BacklogConsumer) ---
 
   /** @internal */
   get transacted(): boolean {
@@ -88,15 +99,15 @@ export class MessageConsumer implements BacklogConsumer {
     // A closing session puts its messages back before it closes its consumers: they must not
     // take them again (counted, handed to a closed session, and in a transaction never returned).
     if (this.#closed || this.#session.closing || !this.#session.connection.started) return false;
-    if (this.#listener) return this.#inWindow < this.#session.connection.factoryOptions.messagesMaximum;
+    if (this.#listener)
+      return this.#listeners.hasRoom(this, this.#session.connection.factoryOptions.messagesMaximum);
     return this.#waiters.length > 0 || (this.#immediate && this.#immediateResult === undefined);
   }
 
   /** @internal */
   accept(entry: Entry): void {
     if (this.#listener) {
-      this.#inWindow++;
-      this.#session.enqueueForListener(this, entry, this.#target.backlog);
+      this.#listeners.enqueue(this, entry, this.#target.backlog);
       return;
     }
     let delivered: ReturnType<SessionLink['deliverToReceive']>;
@@ -163,7 +174,7 @@ export class MessageConsumer implements BacklogConsumer {
       // index -1 of an empty list is a slow named-property lookup (7% of a receive, measured).
       const waiters = this.#waiters;
       if (timeoutMs > 0 && waiters.length > 0 && waiters[waiters.length - 1] === waiter) {
-        waiter.timer = this.#session.connection.engine.timers.after(timeoutMs, () => {
+        waiter.timer = this.#engine.timers.after(timeoutMs, () => {
           const index = this.#waiters.indexOf(waiter);
           if (index >= 0) this.#waiters.splice(index, 1);
           resolve(null);
@@ -212,15 +223,11 @@ export class MessageConsumer implements BacklogConsumer {
 
   /**
    * @internal Runs the listener on one entry as `call`, then acknowledges it (AUTO) or puts it
-   * back (it threw, SES-4).
+   * back (it threw, SES-4). The pipeline frees its place in the window when this settles.
    */
   async runListener(entry: Entry, backlog: Backlog, call: ListenerCall): Promise<void> {
     // It may have waited in the session's pipeline long enough to expire (DLV-4).
-    if (backlog.expireIfDue(entry)) {
-      this.#inWindow--;
-      this.backlogDispatch();
-      return;
-    }
+    if (backlog.expireIfDue(entry)) return;
     let message: Message;
     try {
       message = this.#session.deliver(this, entry, backlog);
@@ -229,8 +236,6 @@ export class MessageConsumer implements BacklogConsumer {
       // and try again later, rather than lose the message or spin on it.
       this.#session.connection.reportError(error);
       backlog.release(entry, UNREADABLE_RETRY_MS);
-      this.#inWindow--;
-      this.backlogDispatch();
       return;
     }
     try {
@@ -240,15 +245,7 @@ export class MessageConsumer implements BacklogConsumer {
       if (acknowledged) await acknowledged;
     } catch (error) {
       if (!this.#session.listenerFailed(entry, error)) this.#session.connection.reportError(error);
-    } finally {
-      this.#inWindow--;
-      this.backlogDispatch();
     }
-  }
-
-  /** @internal Prefetched entries were taken back by the session (recover, rollback). */
-  resetWindow(prefetched: readonly { consumer: MessageConsumer }[]): void {
-    for (const queued of prefetched) if (queued.consumer === this) this.#inWindow--;
   }
 
   /**
@@ -260,13 +257,13 @@ export class MessageConsumer implements BacklogConsumer {
    */
   close(): Promise<void> {
     if (this.#closePromise)
-      return this.#session.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
+      return this.#listeners.calledFromListener() ? Promise.resolve() : this.#closePromise;
     this.#closed = true;
     for (const waiter of this.#waiters.splice(0)) {
       waiter.timer?.cancel();
       waiter.resolve(null);
     }
-    const running = this.#session.listenerCallOf(this);
+    const running = this.#listeners.callOf(this);
     if (!running) {
       this.#detach();
       this.#closePromise = Promise.resolve();
@@ -283,7 +280,7 @@ export class MessageConsumer implements BacklogConsumer {
   #detach(): void {
     this.#target.backlog.removeConsumer(this);
     this.#session.consumerClosed(this);
-    if (this.#target.subscription) this.#session.connection.engine.consumerLeft(this.#target.subscription);
+    if (this.#target.subscription) this.#engine.subscriptions.consumerLeft(this.#target.subscription);
   }
 
   get closed(): boolean {

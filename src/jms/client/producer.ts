@@ -1,13 +1,14 @@
 /**
  * A message producer: stamps the provider-owned headers at send (MSG-1), chooses persistence,
- * and hands the message to the engine. A persistent send resolves once the store has it (PER-1).
+ * and hands the message to the send pipeline (engine/send-pipeline.ts). A persistent send
+ * resolves once the store has it (PER-1).
  */
-import type { Admission } from '../delivery/flow-control.js';
 import type { Destination } from '../destination/destination.js';
-import type { DestinationState, QueueState } from '../destination/destination-state.js';
+import type { DestinationState } from '../destination/destination-state.js';
 import { overrideOf } from '../destination/destination-options.js';
-import { Entry, StoredMessage } from '../destination/entry.js';
-import type { JmsEngine, Routed } from '../engine.js';
+import { StoredMessage } from '../destination/entry.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
+import type { SendTransaction } from '../engine/send-pipeline.js';
 import { IllegalStateError, InvalidArgumentError, InvalidDestinationError } from '../errors.js';
 import {
   DEFAULT_PRIORITY,
@@ -41,6 +42,9 @@ export interface SendOptions {
 
 export class MessageProducer {
   readonly #session: SessionLink;
+  readonly #engine: EngineInternals;
+  /** Where a transacted session's sends wait for its commit; undefined outside a transaction. */
+  readonly #transaction: SendTransaction | undefined;
   readonly #destination: Destination | null;
   #deliveryMode: DeliveryModeValue = DeliveryMode.PERSISTENT;
   #priority = DEFAULT_PRIORITY;
@@ -55,6 +59,10 @@ export class MessageProducer {
   /** @internal Use `session.createProducer()`. */
   constructor(session: SessionLink, destination: Destination | null) {
     this.#session = session;
+    this.#engine = internalsOf(session.connection.engine);
+    this.#transaction = session.transacted
+      ? { hold: (stored, routed) => session.holdUncommitted(stored, routed) }
+      : undefined;
     this.#destination = destination;
     this.#sendTimeout = session.connection.factoryOptions.sendTimeout;
   }
@@ -146,14 +154,14 @@ export class MessageProducer {
       throw new IllegalStateError(
         'storeWith is not for transacted sessions: their sends are stored at commit',
       );
-    const engine = this.#session.connection.engine;
+    const engine = this.#engine;
     const [state, alsoTo] = this.#resolve(destination, message);
     const settings = this.#settings(options);
     const now = engine.clock.now();
-    const seq = engine.nextSeq();
+    const seq = engine.ids.nextSeq();
     const persistent = settings.deliveryMode === DeliveryMode.PERSISTENT && !destination.temporary;
     const timeToLive = overrideOf(state.options.timeToLiveOverride) ?? settings.timeToLive;
-    const deliveryTime = engine.deliveryTime(state, now, settings.deliveryDelay);
+    const deliveryTime = engine.sendPipeline.deliveryTime(state, now, settings.deliveryDelay);
 
     message.setJMSDestination(state.handle);
     // Persistent messages to a temporary destination are silently made non-persistent (DST-5).
@@ -162,7 +170,7 @@ export class MessageProducer {
     message.setJMSTimestamp(this.#disableMessageTimestamp ? 0 : now);
     message.setJMSExpiration(timeToLive > 0 ? now + timeToLive : 0);
     message.setJMSDeliveryTime(deliveryTime);
-    message.setJMSMessageID(engine.messageIdFor(seq));
+    message.setJMSMessageID(engine.ids.messageIdFor(seq));
     message.setJMSRedelivered(false);
     message.deliveryCount = 0;
     this.#stampSender(message);
@@ -173,9 +181,7 @@ export class MessageProducer {
       message.getJMSExpiration() <= deliveryTime &&
       deliveryTime > now
     ) {
-      engine.expiredAtSend(state);
-      // Nothing of the message is stored, but what rides with it is.
-      return options.storeWith?.length ? engine.commit(options.storeWith) : Promise.resolve();
+      return engine.sendPipeline.expiredAtSend(state, options.storeWith ?? NO_OPERATIONS);
     }
     const copy = message.copy();
     const stored = new StoredMessage(
@@ -189,9 +195,7 @@ export class MessageProducer {
     stored.redeliveryLimit = this.#redeliveryLimit;
     stored.scheduled = deliveryTime > now;
     const storeWith = options.storeWith ?? NO_OPERATIONS;
-    if (state.kind === 'queue' && alsoTo.length === 0)
-      return this.#sendToQueue(engine, state, stored, storeWith);
-    return this.#sendToTopics(engine, state, alsoTo, stored, storeWith);
+    return engine.sendPipeline.send(state, alsoTo, stored, storeWith, this.#sendTimeout, this.#transaction);
   }
 
   /**
@@ -209,101 +213,6 @@ export class MessageProducer {
       message.setProviderProperty('JMSXAppID', { type: 'string', value: application });
   }
 
-  async #sendToQueue(
-    engine: JmsEngine,
-    state: QueueState,
-    stored: StoredMessage,
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> {
-    let admission = engine.admit(state, 1, stored.size, this.#sendTimeout);
-    if (admission instanceof Promise) admission = await admission;
-    // The room admission reserved is given back once the entry holds it, or when the send fails.
-    try {
-      if (!stored.persistent && !this.#session.transacted && storeWith.length === 0) {
-        // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
-        stored.holders = 1;
-        state.backlog.add(new Entry(stored));
-        return;
-      }
-      const delivered = this.#deliver(engine, stored, engine.route(state, stored), storeWith);
-      if (delivered) await delivered;
-    } finally {
-      admission.release();
-    }
-  }
-
-  /**
-   * A topic send is routed before it is admitted, so admission reserves room for one entry per
-   * subscription it goes to (DLV-7). It counts as published only once admitted.
-   */
-  #sendToTopics(
-    engine: JmsEngine,
-    state: DestinationState,
-    alsoTo: readonly DestinationState[],
-    stored: StoredMessage,
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> {
-    const timeout = this.#sendTimeout;
-    if (alsoTo.length === 0) {
-      const routed = engine.entriesFor(state, stored);
-      const admission = engine.admit(state, routed.length, stored.size, timeout);
-      return this.#sendRouted(engine, stored, admission, routed, storeWith, () =>
-        engine.published(state, routed.length),
-      );
-    }
-    // A distributed topic, or a member of one, delivers to all its members (DST-8): each must have room.
-    const targets = [state, ...alsoTo];
-    const routes = targets.map((target) => engine.entriesFor(target, stored));
-    const parts = targets.map((target, i) => ({ target, entries: routes[i]!.length }));
-    const admission = engine.admitAll(parts, stored.size, timeout);
-    return this.#sendRouted(engine, stored, admission, routes.flat(), storeWith, () => {
-      for (const { target, entries } of parts) engine.published(target, entries);
-    });
-  }
-
-  async #sendRouted(
-    engine: JmsEngine,
-    stored: StoredMessage,
-    admission: Admission | Promise<Admission>,
-    routed: Routed[],
-    storeWith: readonly StoreOperation[],
-    published: () => void,
-  ): Promise<void> {
-    if (admission instanceof Promise) {
-      admission = await admission;
-      // Subscriptions that ended while the send waited do not take it.
-      routed = routed.filter((r) => !r.backlog.closed);
-    }
-    try {
-      published();
-      const delivered = this.#deliver(engine, stored, routed, storeWith);
-      if (delivered) await delivered;
-    } finally {
-      admission.release();
-    }
-  }
-
-  /**
-   * Hands routed entries to their backlogs: held as uncommitted in a transaction, else after the
-   * store has a persistent message (and `storeWith`, in the same commit).
-   */
-  #deliver(
-    engine: JmsEngine,
-    stored: StoredMessage,
-    routed: Routed[],
-    storeWith: readonly StoreOperation[],
-  ): Promise<void> | undefined {
-    if (this.#session.transacted) {
-      this.#session.holdUncommitted(stored, routed);
-      return undefined;
-    }
-    const operations = stored.persistent ? engine.sendOperations(stored, routed) : [];
-    if (operations.length > 0 || storeWith.length > 0)
-      return engine.commit([...operations, ...storeWith]).then(() => add(engine, stored, routed));
-    add(engine, stored, routed);
-    return undefined;
-  }
-
   /**
    * The producer's own destination is looked up once and kept until it is deleted; a
    * distributed one picks a member on every send, and a distributed topic, or a member of one,
@@ -312,7 +221,7 @@ export class MessageProducer {
   #resolve(destination: Destination, message: Message): [DestinationState, readonly DestinationState[]] {
     if (destination === this.#destination && this.#state && !this.#state.deleted)
       return [this.#state, this.#state.forwardTo];
-    const { state, distributed, alsoTo } = this.#session.connection.engine.resolveForSend(
+    const { state, distributed, alsoTo } = this.#engine.registry.forSend(
       destination,
       message,
       this.#session.transactionAffinity,
@@ -342,11 +251,6 @@ export class MessageProducer {
 }
 
 const NO_OPERATIONS: readonly StoreOperation[] = [];
-
-function add(engine: JmsEngine, stored: StoredMessage, routed: readonly Routed[]): void {
-  for (const { backlog, entry } of routed) backlog.add(entry);
-  if (stored.persistent) engine.pageOutIfOverThreshold(stored);
-}
 
 function isMessage(value: unknown): value is Message {
   return (

@@ -13,7 +13,8 @@ import {
 } from '../destination/destination.js';
 import type { TransactionAffinity } from '../destination/distributed.js';
 import type { Entry, StoredMessage } from '../destination/entry.js';
-import type { Routed } from '../engine.js';
+import { type EngineInternals, internalsOf } from '../engine/internals.js';
+import type { Routed } from '../engine/store-link.js';
 import {
   IllegalStateError,
   InvalidDestinationError,
@@ -30,7 +31,7 @@ import { parseSelector } from '../selector/index.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import type { ConnectionLink } from './client-links.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
-import { ListenerCall } from './listener-call.js';
+import { ListenerPipeline, type QueuedDelivery } from './listener-pipeline.js';
 import { MessageProducer } from './producer.js';
 import { QueueBrowser } from './queue-browser.js';
 import { nonNegativeMs } from './setting-checks.js';
@@ -44,14 +45,7 @@ interface Unacknowledged {
   message?: Message;
 }
 
-/** A listener delivery waiting its turn in the session. */
-interface Queued {
-  consumer: MessageConsumer;
-  entry: Entry;
-  backlog: Backlog;
-}
-
-const NOTHING_QUEUED: readonly Queued[] = [];
+type Queued = QueuedDelivery<MessageConsumer>;
 
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
@@ -60,6 +54,7 @@ export class Session {
   static readonly NO_ACKNOWLEDGE = AcknowledgeMode.NO_ACKNOWLEDGE;
   static readonly SESSION_TRANSACTED = AcknowledgeMode.SESSION_TRANSACTED;
 
+  readonly #engine: EngineInternals;
   readonly #consumers = new Set<MessageConsumer>();
   readonly #producers = new Set<MessageProducer>();
   readonly #browsers = new Set<QueueBrowser>();
@@ -67,13 +62,10 @@ export class Session {
   #uncommittedSends: { stored: StoredMessage; routed: Routed[] }[] = [];
   /** Where this transaction's sends to distributed queues went (transaction affinity, `000`). */
   #affinity: TransactionAffinity | undefined;
-  readonly #listenerQueue: Queued[] = [];
-  /** True while listener deliveries run, one after another (SES-5). */
-  #pumping = false;
-  /** The listener running now and its consumer; undefined between deliveries. */
-  #inProgress: { call: ListenerCall; consumer: MessageConsumer } | undefined;
-  /** Callers of {@link idle} waiting for the running deliveries to end. */
-  #idleWaiters: (() => void)[] = [];
+  /** Listener deliveries, one at a time (SES-5), and each consumer's window (SES-6). */
+  readonly #listeners = new ListenerPipeline<MessageConsumer>({
+    mayRun: () => this.connection.started && !this.#closing,
+  });
   /** Set when `close()` is called: no delivery starts any more, the one in progress finishes. */
   #closing = false;
   #closed = false;
@@ -86,6 +78,7 @@ export class Session {
     readonly connection: ConnectionLink,
     readonly acknowledgeMode: AcknowledgeModeValue,
   ) {
+    this.#engine = internalsOf(connection.engine);
     if (this.transacted) this.#affinity = new Map();
   }
 
@@ -161,7 +154,7 @@ export class Session {
   /** A producer; with no destination, each send names one. */
   createProducer(destination: Destination | null = null): MessageProducer {
     this.#checkOpen();
-    if (destination) this.connection.engine.checkSendable(destination);
+    if (destination) this.#engine.registry.checkProducerDestination(destination);
     const producer = new MessageProducer(this, destination);
     this.#producers.add(producer);
     return producer;
@@ -170,7 +163,7 @@ export class Session {
   /** A consumer of a queue, or a non-durable subscriber of a topic (SES-5, DST-4). */
   createConsumer(destination: Destination, selector: string | null = null, noLocal = false): MessageConsumer {
     this.#checkOpen();
-    const state = this.connection.engine.resolveForConsumer(destination, 'create a consumer');
+    const state = this.#engine.registry.forConsumer(destination, 'create a consumer');
     this.#checkTemporaryOwner(destination);
     const compiled = parseSelector(selector);
     if (state.kind === 'queue') {
@@ -179,7 +172,7 @@ export class Session {
         compiled,
       );
     }
-    const subscription = this.connection.engine.subscribe(state, {
+    const subscription = this.#engine.subscriptions.subscribe(state, {
       name: null,
       clientId: this.connection.getClientID(),
       selector: compiled.text === null ? null : compiled,
@@ -248,14 +241,14 @@ export class Session {
     this.#checkOpen();
     if (typeof name !== 'string' || name.trim() === '')
       throw new InvalidDestinationError('a subscription needs a non-empty name');
-    const state = this.connection.engine.resolveForNamedSubscription(topic);
+    const state = this.#engine.registry.forNamedSubscription(topic);
     if (state.kind !== 'topic')
       throw new InvalidDestinationError(`'${state.handle.toString()}' is not a topic`);
     if (kind.durable && topic.temporary)
       throw new InvalidDestinationError('a durable subscription cannot be made on a temporary topic');
     this.#checkTemporaryOwner(topic);
     const compiled = parseSelector(selector);
-    const subscription = this.connection.engine.subscribe(state, {
+    const subscription = this.#engine.subscriptions.subscribe(state, {
       name,
       clientId: kind.clientId,
       selector: compiled.text === null ? null : compiled,
@@ -274,7 +267,7 @@ export class Session {
   /** Deletes a durable subscription (DST-3): refused while it is active or holds unacknowledged messages. */
   unsubscribe(name: string): void {
     this.#checkOpen();
-    this.connection.engine.unsubscribe(this.connection.getClientID(), name);
+    this.#engine.subscriptions.unsubscribe(this.connection.getClientID(), name);
   }
 
   #attach(
@@ -284,6 +277,7 @@ export class Session {
   ): MessageConsumer {
     const consumer = new MessageConsumer(
       this,
+      this.#listeners,
       target,
       selector?.text === null ? null : selector,
       selectorText,
@@ -297,7 +291,7 @@ export class Session {
   /** A browser over a queue's available messages (DST-7). */
   createBrowser(queue: Queue, selector: string | null = null): QueueBrowser {
     this.#checkOpen();
-    const state = this.connection.engine.resolveForConsumer(queue, 'create a browser');
+    const state = this.#engine.registry.forConsumer(queue, 'create a browser');
     if (state.kind !== 'queue')
       throw new InvalidDestinationError(
         `'${state.handle.toString()}' is not a queue: only queues can be browsed`,
@@ -320,74 +314,20 @@ export class Session {
 
   // --- delivery (internal) ---
 
-  /** @internal Queues a prefetched entry for the consumer's listener; delivered one at a time, in order (SES-5). */
-  enqueueForListener(consumer: MessageConsumer, entry: Entry, backlog: Backlog): void {
-    this.#listenerQueue.push({ consumer, entry, backlog });
-    this.#pump();
-  }
-
   /** @internal The connection started: resume delivery. */
   connectionStarted(): void {
     for (const consumer of this.#consumers) consumer.backlogDispatch();
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.#pumping || this.#closing || !this.connection.started) return;
-    this.#pumping = true;
-    this.#runNextListener();
-  }
-
-  /**
-   * Runs the next queued delivery; when its listener is done, the one after it. A plain callback
-   * rather than an async loop: with failures the queue often runs dry and deliveries start again
-   * from scratch, and a restart should cost a flag, not a new async function and its promises.
-   */
-  readonly #runNextListener = (): void => {
-    const finished = this.#inProgress;
-    if (finished) {
-      this.#inProgress = undefined;
-      // What a close from inside that listener deferred (SES-1): its message is settled now.
-      finished.call.finish();
-    }
-    const queued = this.connection.started && !this.#closing ? this.#takeQueued() : undefined;
-    if (queued) {
-      const call = new ListenerCall();
-      this.#inProgress = { call, consumer: queued.consumer };
-      call.done = queued.consumer.runListener(queued.entry, queued.backlog, call);
-      call.done.then(this.#runNextListener, this.#runNextListener);
-      return;
-    }
-    this.#pumping = false;
-    if (this.#idleWaiters.length > 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
-  };
-
-  /**
-   * The next queued delivery whose consumer is open. A closing consumer's deliveries stay queued
-   * for its close to put back, while other consumers' deliveries go on.
-   */
-  #takeQueued(): Queued | undefined {
-    const queue = this.#listenerQueue;
-    if (queue.length === 0) return undefined;
-    if (!queue[0]!.consumer.closed) return queue.shift();
-    const index = queue.findIndex((queued) => !queued.consumer.closed);
-    return index < 0 ? undefined : queue.splice(index, 1)[0];
-  }
-
-  /** @internal The listener run of `consumer` in progress, if one is. */
-  listenerCallOf(consumer: MessageConsumer): ListenerCall | undefined {
-    return this.#inProgress?.consumer === consumer ? this.#inProgress.call : undefined;
+    this.#listeners.start();
   }
 
   /** @internal Whether the caller is this session's listener in progress (or code it started). */
   calledFromOwnListener(): boolean {
-    return this.#inProgress?.call.isCurrent() ?? false;
+    return this.#listeners.calledFromListener();
   }
 
   /** @internal Resolves when no listener is running (for `connection.stop()`). */
   idle(): Promise<void> {
-    if (!this.#pumping) return Promise.resolve();
-    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    return this.#listeners.idle();
   }
 
   /**
@@ -402,12 +342,12 @@ export class Session {
     message.markReadOnly();
     if (this.acknowledgeMode === AcknowledgeMode.NO_ACKNOWLEDGE) {
       backlog.acknowledge(entry);
-      this.connection.engine.enqueue(this.connection.engine.ackOperations([{ entry, backlog }]));
+      this.#engine.storeLink.writeLater(this.#engine.storeLink.ackRecords([{ entry, backlog }]));
       return message;
     }
     this.#recordDelivery(consumer, entry, backlog, message);
     // The count survives a crash, so the message comes back marked redelivered (PER-1, PER-2).
-    this.connection.engine.storeDeliveryState(backlog, entry, 0);
+    this.#engine.storeLink.recordDeliveryState(backlog, entry, 0);
     return message;
   }
 
@@ -504,7 +444,7 @@ export class Session {
   }
 
   #poison(record: Unacknowledged, reason: string): void {
-    this.connection.engine.moveToErrorDestination(record.backlog, record.entry, `poison: ${reason}`);
+    this.#engine.errorDestinations.move(record.backlog, record.entry, `poison: ${reason}`);
   }
 
   async #clientAcknowledge(record: Unacknowledged): Promise<void> {
@@ -528,10 +468,10 @@ export class Session {
 
   #acknowledgeRecords(records: readonly Unacknowledged[]): Promise<void> | undefined {
     if (records.length === 0) return undefined;
-    const engine = this.connection.engine;
-    const operations = engine.ackOperations(records);
+    const storeLink = this.#engine.storeLink;
+    const operations = storeLink.ackRecords(records);
     for (const { entry, backlog } of records) backlog.acknowledge(entry);
-    return operations.length > 0 ? engine.commit(operations) : undefined;
+    return operations.length > 0 ? storeLink.write(operations) : undefined;
   }
 
   // --- recover, commit, rollback ---
@@ -544,7 +484,9 @@ export class Session {
     this.#checkOpen();
     if (this.transacted)
       throw new IllegalStateError('recover() is for non-transacted sessions; use rollback()');
-    if (!this.listenerRunning) await this.idle();
+    // A session is used by one thread of control (JMS): called while a listener runs, this comes
+    // from the listener itself, which must not wait for itself to finish.
+    if (!this.#listeners.listenerRunning) await this.idle();
     this.#releaseAll(true);
   }
 
@@ -552,7 +494,7 @@ export class Session {
   async commit(): Promise<void> {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
-    const engine = this.connection.engine;
+    const { storeLink, sendPipeline } = this.#engine;
     const sends = this.#uncommittedSends;
     const receives = this.#unacknowledged;
     // Always fresh arrays: sends and receives made while this commit waits for the store belong
@@ -560,10 +502,10 @@ export class Session {
     this.#uncommittedSends = [];
     this.#unacknowledged = [];
     if (this.#affinity?.size) this.#affinity = new Map();
-    const operations = sends.flatMap((send) => engine.sendOperations(send.stored, send.routed));
-    for (const operation of engine.ackOperations(receives)) operations.push(operation);
+    const operations = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
+    for (const operation of storeLink.ackRecords(receives)) operations.push(operation);
     try {
-      if (operations.length > 0) await engine.commit(operations);
+      if (operations.length > 0) await storeLink.write(operations);
     } catch (error) {
       this.#discardSends(sends);
       this.#release(receives, true);
@@ -573,17 +515,14 @@ export class Session {
       );
     }
     for (const { entry, backlog } of receives) backlog.acknowledge(entry);
-    for (const send of sends) {
-      for (const { backlog, entry } of send.routed) backlog.add(entry);
-      if (send.stored.persistent) engine.pageOutIfOverThreshold(send.stored);
-    }
+    for (const send of sends) sendPipeline.addToBacklogs(send.stored, send.routed);
   }
 
   /** Discards uncommitted sends and makes received messages available again, redelivered (SES-2). */
   async rollback(): Promise<void> {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
-    if (!this.listenerRunning) await this.idle();
+    if (!this.#listeners.listenerRunning) await this.idle();
     if (this.#uncommittedSends.length > 0) {
       this.#discardSends(this.#uncommittedSends);
       this.#uncommittedSends = [];
@@ -606,20 +545,19 @@ export class Session {
   #releaseAll(withDelay: boolean): void {
     const records = this.#unacknowledged;
     if (records.length > 0) this.#unacknowledged = [];
-    const prefetched = this.#listenerQueue.length > 0 ? this.#listenerQueue.splice(0) : NOTHING_QUEUED;
-    if (prefetched.length > 0) for (const consumer of this.#consumers) consumer.resetWindow(prefetched);
+    const prefetched = this.#listeners.takeAll();
     this.#release(records, withDelay, prefetched);
   }
 
   #release(records: readonly Unacknowledged[], withDelay: boolean, prefetched: readonly Queued[] = []): void {
-    const engine = this.connection.engine;
+    const { redelivery, storeLink, clock } = this.#engine;
     const sessionDelay = this.getRedeliveryDelay();
     if (records.length === 1 && prefetched.length === 0) {
       // One message back (a transaction per message): nothing to group.
       const { entry, backlog } = records[0]!;
-      if (engine.undeliverable(backlog, entry)) return;
-      const delay = withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0;
-      if (delay > 0) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+      if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) return;
+      const delay = withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0;
+      if (delay > 0) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
       backlog.release(entry, delay);
       return;
     }
@@ -633,26 +571,17 @@ export class Session {
       else byDelay.set(delay, [entry]);
     };
     for (const { entry, backlog } of records) {
-      if (engine.undeliverable(backlog, entry)) continue;
-      add(backlog, withDelay ? engine.redeliveryDelay(backlog, entry, sessionDelay) : 0, entry);
+      if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) continue;
+      add(backlog, withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0, entry);
     }
     for (const { entry, backlog } of prefetched) add(backlog, 0, entry);
     for (const [backlog, byDelay] of groups) {
       for (const [delay, entries] of byDelay) {
         if (delay > 0)
-          for (const entry of entries) engine.storeDeliveryState(backlog, entry, engine.clock.now() + delay);
+          for (const entry of entries) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
         backlog.releaseMany(entries, delay);
       }
     }
-  }
-
-  /**
-   * @internal True while one of this session's listeners runs. A session is used by one thread
-   * of control (JMS), so recover or rollback called while it is set comes from the listener
-   * itself, and must not wait for the listener to finish.
-   */
-  get listenerRunning(): boolean {
-    return this.#inProgress !== undefined;
   }
 
   // --- closing ---
@@ -660,11 +589,7 @@ export class Session {
   /** @internal A consumer closed: return what it held that the application never saw, and, outside a transaction, what it did not acknowledge (SES-4). */
   consumerClosed(consumer: MessageConsumer): void {
     this.#consumers.delete(consumer);
-    const prefetched: Queued[] = [];
-    for (let i = this.#listenerQueue.length - 1; i >= 0; i--) {
-      if (this.#listenerQueue[i]!.consumer === consumer)
-        prefetched.unshift(...this.#listenerQueue.splice(i, 1));
-    }
+    const prefetched = this.#listeners.takeFor(consumer);
     let records: Unacknowledged[] = [];
     if (!this.transacted) {
       records = this.#unacknowledged.filter((u) => u.consumer === consumer);
@@ -699,7 +624,7 @@ export class Session {
   close(): Promise<void> {
     if (this.#closePromise) return this.calledFromOwnListener() ? Promise.resolve() : this.#closePromise;
     this.#closing = true;
-    const ownCall = this.#inProgress?.call;
+    const ownCall = this.#listeners.runningCall;
     if (ownCall?.isCurrent()) {
       this.#closed = true;
       this.#closePromise = Promise.resolve();
@@ -713,8 +638,8 @@ export class Session {
   }
 
   async #closeAfterListener(): Promise<void> {
-    const running = this.#inProgress;
-    if (running) await running.call.done;
+    const running = this.#listeners.runningCall;
+    if (running) await running.done;
     this.#closed = true;
     await this.#closeEverything();
   }

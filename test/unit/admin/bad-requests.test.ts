@@ -209,8 +209,8 @@ test('admin api - POST /destinations validates as the configuration does, each p
   });
   assert.equal(created.status, 201, created.text);
   assert.equal(
-    engine.engine.resolveExisting(engine.engine.destinations().find((d) => d.toString() === 'queue://q')!)
-      ?.options.messagesMaximum,
+    engine.engine.destinationOptions(engine.engine.destinations().find((d) => d.toString() === 'queue://q')!)
+      ?.messagesMaximum,
     10,
   );
   const again = await create({

@@ -297,8 +297,8 @@ test('gateway reload - destinations: new ones are created, changed and removed o
       'topic://t',
     ]);
     assert.equal(
-      gateway.engine.resolveExisting(gateway.engine.destinations().find((d) => d.name === 'q')!)?.options
-        .redeliveryLimit,
+      gateway.engine.destinationOptions(gateway.engine.destinations().find((d) => d.name === 'q')!)
+        ?.redeliveryLimit,
       3,
     );
     assert.equal(gateway.shutdownDeadlineMs, 3000, 'the shutdown deadline applies at once');

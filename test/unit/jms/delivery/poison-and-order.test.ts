@@ -179,3 +179,20 @@ test('unit of order - a selector consumer whose selector does not match the head
   await head.acknowledge();
   assert.equal(text(await selective.receiveNoWait()), 'g1');
 });
+
+test('poison - the error-destination copy records when the message was given up, as a bridge’s does (DLV-3)', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
+  const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
+  await session.createProducer(session.createQueue('q')).send(new TextMessage('bad'));
+  const received = (await session.createConsumer(session.createQueue('q')).receiveNoWait())!;
+  await t.clock.advance(1_234);
+  const givenUpAt = t.clock.now();
+  session.reject(received, 'schema violation');
+  const parked = (await session.createConsumer(session.createQueue('errors')).receiveNoWait())!;
+  assert.equal(parked.getLongProperty('JMS_ErrorTime'), BigInt(givenUpAt));
+  assert.equal(parked.getStringProperty('JMS_ErrorOrigin'), 'queue://q');
+  assert.equal(parked.propertyExists('JMS_ErrorBridge'), false, 'no bridge gave it up');
+  await t.close();
+});

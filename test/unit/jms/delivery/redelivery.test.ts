@@ -144,7 +144,7 @@ test('redelivery - a backoff the engine cannot run with is refused when the dest
     t.engine.createQueue('q', { redeliveryBackoff: { multiplier: 2, maximumMs: -1 } }),
     /redeliveryBackoff.maximumMs -1 is not valid/,
   );
-  assert.equal(t.engine.resolveExisting(new Queue('q')), undefined);
+  assert.equal(t.engine.destinationOptions(new Queue('q')), undefined);
 });
 
 test('redelivery - messages left unacknowledged by a closed connection come back without delay (DLV-1)', async (context) => {
