@@ -24,6 +24,7 @@ import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
+import { type BridgeLatency, LatencyHistogram } from './latency-histogram.js';
 import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-window.js';
 import { wait } from './wait.js';
 
@@ -125,6 +126,8 @@ export class Bridge {
     reconnects: 0,
   };
   #lastError: { message: string; at: number } | undefined;
+  readonly #sendLatency = new LatencyHistogram();
+  readonly #endToEndLatency = new LatencyHistogram();
   #inFlight = 0;
   readonly #lastWarned = new Map<Side, string>();
 
@@ -199,6 +202,11 @@ export class Bridge {
       lag: this.#inFlight + this.#sourceBacklog(),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
     };
+  }
+
+  /** Send and end-to-end latency histograms since the bridge was created (a snapshot). */
+  get latency(): BridgeLatency {
+    return { send: this.#sendLatency.snapshot(), endToEnd: this.#endToEndLatency.snapshot() };
   }
 
   /** What the source says waits there; 0 when it cannot tell or fails to answer. */
@@ -724,6 +732,7 @@ export class Bridge {
       this.#stagedTarget && item.id !== null
         ? this.#stagedTarget.window.stage(item.id, this.#clock.now())
         : undefined;
+    const sendStarted = this.#clock.now();
     try {
       if (staged) await this.#stagedTarget!.sink.sendStaged(outgoing, this.#life.signal, staged);
       else await this.#config.sink.send(outgoing, this.#life.signal);
@@ -739,6 +748,10 @@ export class Bridge {
     if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
     unit.items.shift();
     this.#counts.out++;
+    const confirmed = this.#clock.now();
+    this.#sendLatency.observe(confirmed - sendStarted);
+    const timestamp = item.message.getJMSTimestamp();
+    if (timestamp > 0) this.#endToEndLatency.observe(confirmed - timestamp);
     if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
     await this.#delivered(item, unit, staged !== undefined);
   }

@@ -10,6 +10,12 @@ export {
   resolveBridgeConfig,
 } from './bridge-config.js';
 export type { BridgeStatus, BridgeCounters, StatusChange, StatusListener } from './bridge-status.js';
+export {
+  type BridgeLatency,
+  type LatencySnapshot,
+  LATENCY_BOUNDS_SECONDS,
+  LatencyHistogram,
+} from './latency-histogram.js';
 export { type RetryDelay, type ReconnectPolicy, retryDelayMs, reconnectDelayMs } from './backoff.js';
 export {
   type DuplicateWindow,

@@ -517,6 +517,7 @@ function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeV
     name: bridge.name,
     status: bridge.status,
     counters,
+    latency: bridge.latency,
     lastError: lastError === undefined ? undefined : mask.mask(lastError.message),
     source: mask.mask(describeEndpoint(spec.source)),
     target: mask.mask(describeEndpoint(spec.target)),
