@@ -26,7 +26,7 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
   await bridge.start();
   await idle();
   const { lastError: _lastError, ...counters } = bridge.counters;
-  const metrics = renderMetrics(t.engine, [{ name: bridge.name, status: bridge.status, counters }]);
+  const metrics = await renderMetrics(t.engine, [{ name: bridge.name, status: bridge.status, counters }]);
   assert.match(metrics, /# TYPE jms_gateway_bridge_lag gauge/);
   assert.match(metrics, /^jms_gateway_bridge_lag\{bridge="slow"\} 3$/m);
   assert.match(metrics, /^jms_gateway_bridge_in_flight\{bridge="slow"\} 1$/m);
@@ -38,7 +38,7 @@ test('metrics - each bridge exports its lag as a gauge', async () => {
 test('metrics - pending messages and bytes by cause for each destination, a sample per cause (DST-9)', async () => {
   const t = testEngine({ redeliveryDelay: 5000 });
   await pendingForEachCause(t);
-  const metrics = renderMetrics(t.engine, []);
+  const metrics = await renderMetrics(t.engine, []);
   const sample = (name: string, cause: string) =>
     new RegExp(
       `^jms_gateway_${name}\\{destination="queue://orders",kind="queue",cause="${cause}"\\} (\\d+)$`,
