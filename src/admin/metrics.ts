@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LatencySnapshot } from '../bridge/index.js';
+import { parseDestination } from '../jms/destination/destination.js';
 import type { JmsEngine } from '../jms/engine.js';
 import type { DestinationStatistics, PendingByCause } from '../jms/statistics.js';
 import type { BridgeView } from './bridge-control.js';
@@ -213,6 +214,38 @@ export class GatewayMetrics {
       'Undeliverable messages deleted for want of an error destination.',
       () => engine.messagesDiscarded,
     );
+    single(
+      'held_messages',
+      'gauge',
+      'Messages the whole gateway holds now, available and pending: what the gateway quota and the store count.',
+      () => engine.held().messages,
+    );
+    single(
+      'held_bytes',
+      'gauge',
+      'Bytes of the messages the whole gateway holds now: compare with the store size and the gateway quota.',
+      () => engine.held().bytes,
+    );
+    const stats = () => this.#stats;
+    new Gauge({
+      name: `${PREFIX}_error_destination_messages`,
+      help: 'Messages parked in each destination that is the error destination of another: above 0 needs an operator (browse, replay or delete).',
+      labelNames: ['destination', 'kind'],
+      registers: [this.#registry],
+      collect() {
+        this.reset();
+        const all = stats();
+        const errorDestinations = new Set(
+          all.flatMap((s) => {
+            const target = engine.resolveExisting(parseDestination(s.destination))?.options.errorDestination;
+            return target === undefined ? [] : [target.includes('://') ? target : `queue://${target}`];
+          }),
+        );
+        for (const s of all)
+          if (errorDestinations.has(s.destination))
+            this.set({ destination: s.destination, kind: s.kind }, finite(s.messagesCurrent));
+      },
+    });
     single(
       'blocked_sends',
       'gauge',

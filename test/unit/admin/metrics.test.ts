@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { renderMetrics } from '../../../src/admin/metrics.js';
+import { GatewayMetrics, renderMetrics } from '../../../src/admin/metrics.js';
 import { Bridge, InternalSource } from '../../../src/bridge/index.js';
 import { Queue, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
@@ -62,5 +62,60 @@ test('metrics - pending messages and bytes by cause for each destination, a samp
     /# HELP jms_gateway_destination_bytes_pending_by_cause Pending bytes by cause \(uncommitted, scheduled, redeliveryDelay, unacknowledged, errorDestinationFull\)/,
   );
   assert.match(metrics, /# TYPE jms_gateway_destination_bytes_pending_by_cause gauge/);
+  await t.close();
+});
+
+test('metrics - a bridge exports its send and end-to-end latency as histograms, from the target confirming', async () => {
+  const t = testEngine();
+  const input = new Queue('timed');
+  // Sent at the clock's start; the bridge reads it 2 s later, the target confirms 40 ms after that.
+  await t.connect().createSession().createProducer(input).send(new TextMessage('m1'));
+  await t.clock.advance(2_000);
+  const sink = new FakeSink(t.clock);
+  sink.hangAll();
+  const bridge = new Bridge(
+    { name: 'timed', source: new InternalSource({ engine: t.engine, destination: input }), sink },
+    { clock: t.clock },
+  );
+  await bridge.start();
+  await idle();
+  await t.clock.advance(40);
+  sink.confirmAll();
+  await idle();
+  const { lastError: _lastError, ...counters } = bridge.counters;
+  const metrics = await renderMetrics(t.engine, [
+    { name: bridge.name, status: bridge.status, counters, latency: bridge.latency },
+  ]);
+  assert.match(metrics, /# TYPE jms_gateway_bridge_send_latency_seconds histogram/);
+  assert.match(metrics, /^jms_gateway_bridge_send_latency_seconds_bucket\{bridge="timed",le="0\.025"\} 0$/m);
+  assert.match(metrics, /^jms_gateway_bridge_send_latency_seconds_bucket\{bridge="timed",le="0\.05"\} 1$/m);
+  assert.match(metrics, /^jms_gateway_bridge_send_latency_seconds_bucket\{bridge="timed",le="\+Inf"\} 1$/m);
+  assert.match(metrics, /^jms_gateway_bridge_send_latency_seconds_sum\{bridge="timed"\} 0\.04$/m);
+  assert.match(metrics, /^jms_gateway_bridge_end_to_end_latency_seconds_bucket\{bridge="timed",le="1"\} 0$/m);
+  assert.match(
+    metrics,
+    /^jms_gateway_bridge_end_to_end_latency_seconds_bucket\{bridge="timed",le="2\.5"\} 1$/m,
+  );
+  assert.match(metrics, /^jms_gateway_bridge_end_to_end_latency_seconds_count\{bridge="timed"\} 1$/m);
+  assert.match(metrics, /# HELP jms_gateway_bridge_out_total Messages the target confirmed\./);
+  await bridge.stop();
+  await t.close();
+});
+
+test('metrics - error destinations holding messages, what the gateway holds, build info and the Node runtime', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('orders', { errorDestination: 'queue://errors' });
+  await t.connect().createSession().createProducer(new Queue('errors')).send(new TextMessage('parked'));
+  const metrics = await new GatewayMetrics(t.engine, () => [], { runtime: true }).render();
+  assert.match(
+    metrics,
+    /^jms_gateway_error_destination_messages\{destination="queue:\/\/errors",kind="queue"\} 1$/m,
+  );
+  assert.doesNotMatch(metrics, /^jms_gateway_error_destination_messages\{destination="queue:\/\/orders"/m);
+  assert.match(metrics, /^jms_gateway_held_messages 1$/m);
+  assert.match(metrics, /^jms_gateway_build_info\{version="\d+\.\d+\.\d+[^"]*",node="v\d+\.\d+\.\d+"\} 1$/m);
+  assert.match(metrics, /^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
+  assert.match(metrics, /^# TYPE process_cpu_seconds_total counter$/m);
   await t.close();
 });
