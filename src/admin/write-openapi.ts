@@ -11,7 +11,7 @@ import { silentLogger } from '../jms/logger.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { DestinationOperations } from './destination-operations.js';
 import { openApiDocument } from './openapi.js';
-import { buildAdminApp } from './server.js';
+import { buildAdminApp } from './admin-app.js';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: tsx src/admin/write-openapi.ts <file.json>');
