@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { GatewayMetrics, renderMetrics } from '../../../src/admin/metrics.js';
-import { Bridge, InternalSource } from '../../../src/bridge/index.js';
+import type { BridgeView } from '../../../src/admin/bridge-control.js';
+import { Bridge, InternalSource, LatencyHistogram } from '../../../src/bridge/index.js';
 import { Queue, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
@@ -117,5 +119,33 @@ test('metrics - error destinations holding messages, what the gateway holds, bui
   assert.match(metrics, /^jms_gateway_build_info\{version="\d+\.\d+\.\d+[^"]*",node="v\d+\.\d+\.\d+"\} 1$/m);
   assert.match(metrics, /^# TYPE nodejs_eventloop_lag_seconds gauge$/m);
   assert.match(metrics, /^# TYPE process_cpu_seconds_total counter$/m);
+  await t.close();
+});
+
+test('metrics - every metric the Grafana dashboard and the documented alerts use is exported', async () => {
+  const t = testEngine();
+  await t.engine.createQueue('errors');
+  await t.engine.createQueue('orders', { errorDestination: 'queue://errors' });
+  const latency = new LatencyHistogram();
+  latency.observe(12);
+  const view: BridgeView = {
+    name: 'orders',
+    status: 'failed',
+    counters: { in: 1, out: 1, retried: 0, deadLettered: 0, dropped: 0, inFlight: 0, lag: 0 },
+    latency: { send: latency.snapshot(), endToEnd: latency.snapshot() },
+  };
+  const metrics = await new GatewayMetrics(t.engine, () => [view], { runtime: true }).render();
+  const exported = new Set([...metrics.matchAll(/^(\w+)(?:\{| )/gm)].map((m) => m[1]));
+  const used = (text: string) =>
+    new Set([...text.matchAll(/\b((?:jms_gateway|nodejs|process)_\w+)/g)].map((m) => m[1]!));
+  const dashboard = await readFile(new URL('../../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+  const operations = await readFile(new URL('../../../docs/operations.md', import.meta.url), 'utf8');
+  const alerts = operations.slice(
+    operations.indexOf('### Alerts to set'),
+    operations.indexOf('## Replaying'),
+  );
+  assert.ok(used(dashboard).size > 15 && used(alerts).size > 10, 'the names are found at all');
+  const missing = [...used(dashboard), ...used(alerts)].filter((name) => !exported.has(name));
+  assert.deepEqual(missing, []);
   await t.close();
 });
