@@ -81,12 +81,9 @@ const Value = Type.Union([Type.Boolean(), Type.Number(), Type.String(), TypedVal
 export const Message = Type.Object(
   {
     type: Type.Optional(
-      Type.Union(
-        ['text', 'xml', 'bytes', 'map', 'stream', 'empty'].map((t) => Type.Literal(t)),
-        {
-          description: 'The body type; a string body means text, no body means empty.',
-        },
-      ),
+      Type.Enum(['text', 'xml', 'bytes', 'map', 'stream', 'empty'], {
+        description: 'The body type; a string body means text, no body means empty.',
+      }),
     ),
     headers: Type.Optional(
       Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {

@@ -43,7 +43,7 @@ function describe(problem: ErrorObject, dataVar: string): string {
     case 'required':
       return `${at(String(params.missingProperty))}: is required`;
     case 'additionalProperties':
-      return `${at(String(params.additionalProperty))}: unknown field`;
+      return `${at(String(params.additionalProperty))}: ${dataVar === 'querystring' ? 'unknown query parameter' : 'unknown field'}`;
     case 'enum':
       return `${at()}: expected one of ${(params.allowedValues as unknown[]).join(', ')}`;
     default:
