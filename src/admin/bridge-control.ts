@@ -1,4 +1,6 @@
 /** What the admin API needs of the running bridges; the gateway supplies it, tests fake it. */
+import type { BridgeLatency } from '../bridge/index.js';
+
 export interface BridgeView {
   name: string;
   /** connected, reconnecting, paused, retrying, failed, stopped, ... */
@@ -8,6 +10,8 @@ export interface BridgeView {
   /** in, out, retried, deadLettered, dropped, reconnects, inFlight, ... */
   counters: Readonly<Record<string, number>>;
   lastError?: string | undefined;
+  /** Send and end-to-end latency histograms, exported by /metrics. */
+  latency?: BridgeLatency;
 }
 
 /**

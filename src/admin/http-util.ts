@@ -1,5 +1,5 @@
-/** Small HTTP helpers for the admin API: JSON bodies with a size limit, errors mapped to status codes. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+/** Small HTTP helpers for the admin API: errors with a status, JSON bodies in and out. */
+import type { FastifyRequest } from 'fastify';
 
 /** An error with the HTTP status to answer with. */
 export class HttpError extends Error {
@@ -15,60 +15,40 @@ export class HttpError extends Error {
 /** Largest request body by default, in bytes: a message to send may be this large. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** Reads a JSON request body (at most `maxBytes`); an empty body reads as `{}`. */
-export async function readJson(request: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
-  const text = (await readBody(request, maxBytes)).toString('utf8').trim();
-  if (text === '') return {};
+/**
+ * Reads a request body as JSON, whatever content type it says (curl and many clients send
+ * none); an empty body reads as `{}`. A route that takes no body ignores whatever came.
+ */
+export function jsonBodyParser(
+  request: FastifyRequest,
+  body: Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
+  if (request.routeOptions.schema?.body === undefined) return done(null, undefined);
+  const text = body.toString('utf8').trim();
+  if (text === '') return done(null, {});
   try {
-    return JSON.parse(text) as unknown;
+    done(null, JSON.parse(text) as unknown);
   } catch (error) {
-    throw new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`);
+    done(new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`));
   }
 }
 
-/**
- * The body, up to `maxBytes`. Past that the rest is read and dropped, not kept, and the request
- * is answered 413: cutting the connection instead would leave the client without the answer.
- */
-function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) {
-        chunks.push(chunk);
-        return;
-      }
-      request.off('data', onData);
-      request.resume();
-      reject(new HttpError(413, `request body is larger than ${maxBytes} bytes`));
-    };
-    request.on('data', onData);
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
-}
-
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, (_key, value: unknown) =>
+/** Answers as JSON; a 64-bit integer (bigint) is written as its decimal string. */
+export function jsonSerializer(body: unknown): string {
+  return JSON.stringify(body, (_key, value: unknown) =>
     typeof value === 'bigint' ? value.toString() : value,
   );
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  response.end(text);
 }
 
-export function sendText(response: ServerResponse, status: number, contentType: string, text: string): void {
-  response.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-  response.end(text);
-}
-
-/** A JSON object body, or a 400. */
-export function expectObject(value: unknown, what: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new HttpError(400, `${what}: expected a JSON object`);
-  return value as Record<string, unknown>;
+/** The first segment of a request path that is not valid percent-encoding, if any. */
+export function badSegmentOf(url: string): string | undefined {
+  for (const segment of url.split('?')[0]!.split('/')) {
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return segment;
+    }
+  }
+  return undefined;
 }

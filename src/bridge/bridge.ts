@@ -31,6 +31,7 @@ import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
+import { type BridgeLatency, LatencyHistogram } from './latency-histogram.js';
 import { type Side, StatusTracker } from './status-tracker.js';
 import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-window.js';
 import { type Unit, UnitScheduler } from './unit-scheduler.js';
@@ -87,6 +88,8 @@ export class Bridge {
     reconnects: 0,
   };
   #lastError: { message: string; at: number } | undefined;
+  readonly #sendLatency = new LatencyHistogram();
+  readonly #endToEndLatency = new LatencyHistogram();
   #inFlight = 0;
   readonly #lastWarned = new Map<Side, string>();
 
@@ -170,6 +173,11 @@ export class Bridge {
       lag: this.#inFlight + this.#sourceBacklog(),
       ...(this.#lastError ? { lastError: this.#lastError } : {}),
     };
+  }
+
+  /** Send and end-to-end latency histograms since the bridge was created (a snapshot). */
+  get latency(): BridgeLatency {
+    return { send: this.#sendLatency.snapshot(), endToEnd: this.#endToEndLatency.snapshot() };
   }
 
   /** What the source says waits there; 0 when it cannot tell or fails to answer. */
@@ -535,6 +543,7 @@ export class Bridge {
       this.#stagedTarget && item.id !== null
         ? this.#stagedTarget.window.stage(item.id, this.#clock.now())
         : undefined;
+    const sendStarted = this.#clock.now();
     try {
       if (staged) await this.#stagedTarget!.sink.sendStaged(outgoing, this.#life.signal, staged);
       else await this.#config.sink.send(outgoing, this.#life.signal);
@@ -550,6 +559,10 @@ export class Bridge {
     if (this.#lastWarned.delete('sink')) this.#logger.info({ bridge: this.name }, 'bridge sends again');
     this.#scheduler.removeHead(unit, item);
     this.#counts.out++;
+    const confirmed = this.#clock.now();
+    this.#sendLatency.observe(confirmed - sendStarted);
+    const timestamp = item.message.getJMSTimestamp();
+    if (timestamp > 0) this.#endToEndLatency.observe(confirmed - timestamp);
     if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
     await this.#delivered(item, staged !== undefined);
   }

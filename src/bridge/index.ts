@@ -20,6 +20,12 @@ export type {
   StatusChange,
   StatusListener,
 } from './bridge-status.js';
+export {
+  type BridgeLatency,
+  type LatencySnapshot,
+  LATENCY_BOUNDS_SECONDS,
+  LatencyHistogram,
+} from './latency-histogram.js';
 export { type RetryDelay, type ReconnectPolicy, retryDelayMs, reconnectDelayMs } from './backoff.js';
 export {
   type DuplicateWindow,

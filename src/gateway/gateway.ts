@@ -570,6 +570,7 @@ function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeV
     status: bridge.status,
     statusReport: statusView(bridge.statusReport, (text) => mask.mask(text)),
     counters,
+    latency: bridge.latency,
     lastError: lastError === undefined ? undefined : mask.mask(lastError.message),
     source: mask.mask(describeEndpoint(spec.source)),
     target: mask.mask(describeEndpoint(spec.target)),

@@ -279,7 +279,7 @@ test('bridge - a message sent again after a lost connection or a restart counts 
   const { lastError: _lastError, ...counters } = bridge.counters;
   const engine = new JmsEngine({ store: new MemoryStore(), clock });
   cleanup(() => engine.close());
-  const metrics = renderMetrics(engine, [{ name: bridge.name, status: bridge.status, counters }]);
+  const metrics = await renderMetrics(engine, [{ name: bridge.name, status: bridge.status, counters }]);
   assert.match(metrics, /# TYPE jms_gateway_bridge_possible_duplicates_total counter/);
   assert.match(metrics, /^jms_gateway_bridge_possible_duplicates_total\{bridge="plain"\} 2$/m);
 });

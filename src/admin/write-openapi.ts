@@ -1,0 +1,25 @@
+/**
+ * Writes the admin API's OpenAPI document to a file, for `npm run lint:openapi` (redocly lint):
+ * the document is the one the server serves, built from the routes on an in-memory engine.
+ *
+ *     tsx src/admin/write-openapi.ts .tmp/openapi.json
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { JmsEngine } from '../jms/engine.js';
+import { silentLogger } from '../jms/logger.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { DestinationOperations } from './destination-operations.js';
+import { openApiDocument } from './openapi.js';
+import { buildAdminApp } from './admin-app.js';
+
+const file = process.argv[2];
+if (!file) throw new Error('usage: tsx src/admin/write-openapi.ts <file.json>');
+const engine = await JmsEngine.open({ store: new MemoryStore() });
+const operations = new DestinationOperations(engine);
+const app = await buildAdminApp({ engine, logger: silentLogger }, operations);
+await mkdir(dirname(file), { recursive: true });
+await writeFile(file, `${JSON.stringify(openApiDocument(app), null, 2)}\n`);
+await app.close();
+await operations.close();
+await engine.close();
