@@ -33,6 +33,8 @@ export {
   type RedeliveryBackoff,
 } from './jms/destination/destination-options.js';
 export { type DestinationKey } from './jms/destination/ordered-entries.js';
+export { type LoadBalancing } from './jms/destination/distributed.js';
+export { type FlowThresholds, type Quota, type ThrottlingOptions } from './jms/delivery/flow-control.js';
 export {
   Message,
   DeliveryMode,

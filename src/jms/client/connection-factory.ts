@@ -34,7 +34,7 @@ export class ConnectionFactory {
    */
   createConnection(user?: string | null, password?: string | null): Connection {
     const authenticated = internalsOf(this.engine).users.authenticate(user, password);
-    return new Connection(this.engine, this.options, authenticated);
+    return Connection.create(this.engine, this.options, authenticated);
   }
 }
 

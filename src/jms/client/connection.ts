@@ -27,13 +27,32 @@ export class Connection {
   #nextTemporary = 0;
   readonly #engine: EngineInternals;
 
-  /** @internal Use `ConnectionFactory.createConnection()`. */
-  constructor(
-    readonly engine: JmsEngine,
-    readonly factoryOptions: ResolvedFactoryOptions,
-    /** The user the connection authenticated as (JMSXUserID of its sends); undefined when anonymous. */
-    readonly userName: string | undefined = undefined,
+  /** @internal The engine its sessions work on. */
+  readonly engine: JmsEngine;
+  /** @internal The settings of the factory that made it, checked there. */
+  readonly factoryOptions: ResolvedFactoryOptions;
+  /** @internal The user the connection authenticated as (JMSXUserID of its sends); undefined when anonymous. */
+  readonly userName: string | undefined;
+
+  /** @internal Made by `ConnectionFactory.createConnection()`, which authenticated the user. */
+  static create(
+    engine: JmsEngine,
+    factoryOptions: ResolvedFactoryOptions,
+    userName: string | undefined = undefined,
+  ): Connection {
+    return new Connection(engine, factoryOptions, userName);
+  }
+
+  /** Not for applications: a Connection comes from `ConnectionFactory.createConnection()`. */
+  // Private, not marked internal: a stripped constructor would publish `new Connection()`.
+  private constructor(
+    engine: JmsEngine,
+    factoryOptions: ResolvedFactoryOptions,
+    userName: string | undefined,
   ) {
+    this.engine = engine;
+    this.factoryOptions = factoryOptions;
+    this.userName = userName;
     this.#engine = internalsOf(engine);
     this.id = this.#engine.ids.newConnectionId();
     if (factoryOptions.clientId !== undefined) this.setClientID(factoryOptions.clientId);
@@ -108,7 +127,7 @@ export class Connection {
         `acknowledge mode ${String(acknowledgeMode)} is not valid (expected AUTO_ACKNOWLEDGE, CLIENT_ACKNOWLEDGE, DUPS_OK_ACKNOWLEDGE or NO_ACKNOWLEDGE, or a transacted session)`,
       );
     }
-    const session = new Session(this, mode);
+    const session = Session.create(this, mode);
     this.#sessions.add(session);
     return session;
   }

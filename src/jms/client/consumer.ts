@@ -22,7 +22,7 @@ const UNREADABLE_RETRY_MS = 1000;
 /** Handles a delivered message; a returned promise is awaited before the next delivery. */
 export type MessageListener = (message: Message) => void | Promise<void>;
 
-/** Where a consumer reads from. */
+/** @internal Where a consumer reads from (given by its session). */
 export interface ConsumerTarget {
   backlog: Backlog;
   destination: Destination;
@@ -56,15 +56,30 @@ export class MessageConsumer {
   #immediate = false;
   #immediateResult: Promise<Message | null> | undefined;
 
-  /** @internal Use the session's `createConsumer` and friends. */
-  constructor(
+  /** @internal The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
+  readonly selector: MessageSelector | null;
+
+  /** @internal Made by the session's `createConsumer` and friends, which attach it to its backlog. */
+  static create(
     session: SessionLink,
     listeners: ListenerPipeline<MessageConsumer>,
     target: ConsumerTarget,
-    /** The selector the backlog applies for this consumer (queues); topic selectors live on the subscription. */
-    readonly selector: MessageSelector | null,
+    selector: MessageSelector | null,
+    selectorText: string | null,
+  ): MessageConsumer {
+    return new MessageConsumer(session, listeners, target, selector, selectorText);
+  }
+
+  /** Not for applications: a MessageConsumer comes from the session's `createConsumer` and friends. */
+  // Private, not marked internal: a stripped constructor would publish `new MessageConsumer()`.
+  private constructor(
+    session: SessionLink,
+    listeners: ListenerPipeline<MessageConsumer>,
+    target: ConsumerTarget,
+    selector: MessageSelector | null,
     selectorText: string | null,
   ) {
+    this.selector = selector;
     this.#session = session;
     this.#listeners = listeners;
     this.#engine = internalsOf(session.connection.engine);

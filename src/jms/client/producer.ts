@@ -56,8 +56,14 @@ export class MessageProducer {
   #closed = false;
   #state: DestinationState | undefined;
 
-  /** @internal Use `session.createProducer()`. */
-  constructor(session: SessionLink, destination: Destination | null) {
+  /** @internal Made by `session.createProducer()`, which checked the destination. */
+  static create(session: SessionLink, destination: Destination | null): MessageProducer {
+    return new MessageProducer(session, destination);
+  }
+
+  /** Not for applications: a MessageProducer comes from `session.createProducer()`. */
+  // Private, not marked internal: a stripped constructor would publish `new MessageProducer()`.
+  private constructor(session: SessionLink, destination: Destination | null) {
     this.#session = session;
     this.#engine = internalsOf(session.connection.engine);
     this.#transaction = session.transacted

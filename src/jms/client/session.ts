@@ -73,11 +73,20 @@ export class Session {
   /** Per-session override of the factory's redelivery delay (DLV-1); undefined = factory value. */
   #redeliveryDelay: number | undefined;
 
-  /** @internal Use `connection.createSession()`. */
-  constructor(
-    readonly connection: ConnectionLink,
-    readonly acknowledgeMode: AcknowledgeModeValue,
-  ) {
+  /** @internal The connection this session belongs to; users keep their own reference to it. */
+  readonly connection: ConnectionLink;
+  readonly acknowledgeMode: AcknowledgeModeValue;
+
+  /** @internal Made by `connection.createSession()`, which checked the mode. */
+  static create(connection: ConnectionLink, acknowledgeMode: AcknowledgeModeValue): Session {
+    return new Session(connection, acknowledgeMode);
+  }
+
+  /** Not for applications: a Session comes from `connection.createSession()`. */
+  // Private, not marked internal: a stripped constructor would publish `new Session()`.
+  private constructor(connection: ConnectionLink, acknowledgeMode: AcknowledgeModeValue) {
+    this.connection = connection;
+    this.acknowledgeMode = acknowledgeMode;
     this.#engine = internalsOf(connection.engine);
     if (this.transacted) this.#affinity = new Map();
   }
@@ -155,7 +164,7 @@ export class Session {
   createProducer(destination: Destination | null = null): MessageProducer {
     this.#checkOpen();
     if (destination) this.#engine.registry.checkProducerDestination(destination);
-    const producer = new MessageProducer(this, destination);
+    const producer = MessageProducer.create(this, destination);
     this.#producers.add(producer);
     return producer;
   }
@@ -275,7 +284,7 @@ export class Session {
     selector: ReturnType<typeof parseSelector> | null,
     selectorText: string | null = selector?.text ?? null,
   ): MessageConsumer {
-    const consumer = new MessageConsumer(
+    const consumer = MessageConsumer.create(
       this,
       this.#listeners,
       target,
@@ -296,7 +305,7 @@ export class Session {
       throw new InvalidDestinationError(
         `'${state.handle.toString()}' is not a queue: only queues can be browsed`,
       );
-    const browser = new QueueBrowser(this, state, parseSelector(selector));
+    const browser = QueueBrowser.create(this, state, parseSelector(selector));
     this.#browsers.add(browser);
     return browser;
   }
