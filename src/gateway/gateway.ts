@@ -287,16 +287,7 @@ export class Gateway {
     } catch (error) {
       source = { ok: false, errors: [`cannot read the configuration: ${messageOf(error)}`] };
     }
-    const none = {
-      added: [],
-      removed: [],
-      restarted: [],
-      unchanged: [],
-      created: [],
-      changes: {},
-      warnings: [],
-    };
-    if (!source.ok) return { reloaded: false, ...none, errors: [...source.errors] };
+    if (!source.ok) return notReloaded(source.errors);
     this.#mask.add(source.config.secrets);
     const plan = planReload(
       {
@@ -428,17 +419,7 @@ export class Gateway {
       { config: this.#config.file, problems: errors },
       `configuration not reloaded: ${why}; the running configuration is kept`,
     );
-    return {
-      reloaded: false,
-      added: [],
-      removed: [],
-      restarted: [],
-      unchanged: [],
-      created: [],
-      changes: {},
-      warnings: [],
-      errors: [...errors],
-    };
+    return notReloaded(errors);
   }
 
   /**
@@ -779,4 +760,19 @@ function bridgeConfig(spec: BridgeSpec, services: EndpointServices, stopTimeoutM
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A reload that changes nothing, for the problems that stopped it. */
+function notReloaded(errors: readonly string[]): ReloadResult {
+  return {
+    reloaded: false,
+    added: [],
+    removed: [],
+    restarted: [],
+    unchanged: [],
+    created: [],
+    changes: {},
+    warnings: [],
+    errors: [...errors],
+  };
 }
