@@ -63,7 +63,12 @@ function destinationRow(stats: DestinationStatistics): (Node | string)[] {
 
 function bridgeRow(bridge: BridgeView, refresh: () => Promise<void>, now: number): (Node | string)[] {
   const failed = bridge.status === 'failed';
-  const why = bridge.reason ?? (failed || bridge.status === 'reconnecting' ? bridge.lastError : undefined);
+  const report = bridge.statusReport;
+  const why = report?.reason
+    ? `${report.reason}${report.detail ? ` (${report.detail})` : ''}`
+    : failed || bridge.status === 'reconnecting'
+      ? bridge.lastError
+      : undefined;
   const act = (action: 'pause' | 'resume' | 'restart') =>
     h(
       'button',

@@ -12,6 +12,9 @@ export interface BridgeView {
   lastError?: string | undefined;
   /** Send and end-to-end latency histograms, exported by /metrics. */
   latency?: BridgeLatency;
+  /** The source and the target, described without secrets (`amqp queue 'orders'`). */
+  source?: string;
+  target?: string;
 }
 
 /**
