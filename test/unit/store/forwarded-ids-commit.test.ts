@@ -8,15 +8,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { MemoryStore, type StoreOperation, TextMessage } from '../../../src/index.js';
+import type { Cleanup } from '../../helpers/teardown.js';
 import { FileStore } from '../../../src/store/file-store.js';
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+/**
+ * A temporary directory for one test, removed afterwards. What the test opens in it registers its
+ * close with `cleanup` right after it is made; those run first, last made first, so a failing
+ * assertion cannot leave a store open on the directory (closing a closed store does nothing).
+ */
+async function withDir(fn: (dir: string, cleanup: Cleanup) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'forwarded-ids-commit-'));
+  const closes: (() => unknown)[] = [];
+  const errors: unknown[] = [];
   try {
-    await fn(dir);
+    await fn(dir, (close) => {
+      closes.push(close);
+    });
   } finally {
+    for (const close of closes.reverse()) {
+      try {
+        await close();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
     await rm(dir, { recursive: true, force: true });
   }
+  // Reached only when the test passed: then a close that failed fails it.
+  if (errors.length > 0) throw errors[0];
 }
 
 function messageWithWindowRecord(id: string, seq: number): StoreOperation[] {
@@ -30,8 +49,9 @@ function messageWithWindowRecord(id: string, seq: number): StoreOperation[] {
 }
 
 test('file store - a window record in a commit is stored with the message, and survives reopening (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.commit(messageWithWindowRecord('ID:1', 1));
     await store.commit([
       ...messageWithWindowRecord('ID:2', 2),
@@ -41,6 +61,7 @@ test('file store - a window record in a commit is stored with the message, and s
     await store.close();
 
     const reopened = await FileStore.open({ path: dir });
+    cleanup(() => reopened.close());
     const recovered = await reopened.recover();
     assert.deepEqual(
       [...recovered.refs].map((ref) => ref.id),
@@ -55,8 +76,9 @@ test('file store - a window record in a commit is stored with the message, and s
 });
 
 test('file store - a commit SQLite refuses records no window id either (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.commit(messageWithWindowRecord('ID:1', 1));
     // A reference without an id breaks a NOT NULL constraint: SQLite refuses the whole commit.
     await assert.rejects(
