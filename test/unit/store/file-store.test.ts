@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, open, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, open, stat, truncate, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -14,36 +13,13 @@ import {
   TextMessage,
   TransactionRolledBackError,
 } from '../../../src/index.js';
-import type { Cleanup } from '../../helpers/teardown.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FileStore, type FileStoreOptions } from '../../../src/store/file-store.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-/**
- * A temporary directory for one test, removed afterwards. What the test opens in it registers its
- * close with `cleanup` right after it is made; those run first, last made first, so a failing
- * assertion cannot leave a store open on the directory (closing a closed store does nothing).
- */
-async function withDir(fn: (dir: string, cleanup: Cleanup) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'file-store-'));
-  const closes: (() => unknown)[] = [];
-  const errors: unknown[] = [];
-  try {
-    await fn(dir, (close) => {
-      closes.push(close);
-    });
-  } finally {
-    for (const close of closes.reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-  }
-  // Reached only when the test passed: then a close that failed fails it.
-  if (errors.length > 0) throw errors[0];
+function withDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('file-store-', fn);
 }
 
 /** An engine on a file store. `crash` drops the engine without closing connections, as kill -9 would, and releases the file. */

@@ -3,39 +3,13 @@
  * the same atomic write as the rest of its batch, on the real file store on disk.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { MemoryStore, type StoreOperation, TextMessage } from '../../../src/index.js';
-import type { Cleanup } from '../../helpers/teardown.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FileStore } from '../../../src/store/file-store.js';
 
-/**
- * A temporary directory for one test, removed afterwards. What the test opens in it registers its
- * close with `cleanup` right after it is made; those run first, last made first, so a failing
- * assertion cannot leave a store open on the directory (closing a closed store does nothing).
- */
-async function withDir(fn: (dir: string, cleanup: Cleanup) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'forwarded-ids-commit-'));
-  const closes: (() => unknown)[] = [];
-  const errors: unknown[] = [];
-  try {
-    await fn(dir, (close) => {
-      closes.push(close);
-    });
-  } finally {
-    for (const close of closes.reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    await rm(dir, { recursive: true, force: true });
-  }
-  // Reached only when the test passed: then a close that failed fails it.
-  if (errors.length > 0) throw errors[0];
+function withDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('forwarded-ids-commit-', fn);
 }
 
 function messageWithWindowRecord(id: string, seq: number): StoreOperation[] {
