@@ -97,7 +97,7 @@ test('health - /ready is 200 again once the failed bridge runs', async (t) => {
 });
 
 test('health - /bridges gives each bridge its status report: the failed one misconfigured, with detail and since when', async (t) => {
-  const { gateway, admin, clock } = await gatewayWithFailedBridge(t, 'required');
+  const { admin, clock } = await gatewayWithFailedBridge(t, 'required');
   const bridges = (await get(`${admin}/bridges`)).body as {
     name: string;
     status: string;
