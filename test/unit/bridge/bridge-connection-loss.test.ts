@@ -83,7 +83,8 @@ for (const setting of [
   { ordering: 'none', concurrency: 4 },
   { ordering: 'bridge', concurrency: 1 },
 ] satisfies Partial<BridgeConfig>[]) {
-  test(`bridge - a broker outage with many messages parks none of them, even at retry limit 0 (ordering ${setting.ordering}, concurrency ${setting.concurrency}) (BRG-5, BRG-4)`, async () => {
+  test(`bridge - a broker outage with many messages parks none of them, even at retry limit 0 (ordering ${setting.ordering}, concurrency ${setting.concurrency}) (BRG-5, BRG-4)`, async (context) => {
+    const cleanup = teardown(context);
     const base = fakeBridge();
     const errors = new FakeSink(base.clock, base.log, 'dead-letter');
     const { bridge, source, sink, clock } = fakeBridge({
@@ -91,6 +92,7 @@ for (const setting of [
       retry: { delay: { kind: 'fixed', ms: 1_000 }, limit: 0 },
       errorDestination: errors,
     });
+    cleanup(() => bridge.stop());
     const texts = range('m', 20);
     await bridge.start();
     sink.hangAll();
@@ -111,7 +113,6 @@ for (const setting of [
     assert.equal(bridge.counters.deadLettered, 0);
     assert.equal(bridge.counters.retried, 0, 'a lost connection is not a failed delivery by itself');
     assert.equal(bridge.status, 'connected');
-    await bridge.stop();
   });
 }
 

@@ -77,8 +77,10 @@ test('bridge - start retries unreachable endpoints with backoff, status connecti
   assert.deepEqual(sink.texts, ['m1']);
 });
 
-test('bridge - stop ends a start that is still waiting for an unreachable endpoint (BRG-5, BRG-7)', async () => {
+test('bridge - stop ends a start that is still waiting for an unreachable endpoint (BRG-5, BRG-7)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.connects.failures = 1_000;
   const started = bridge.start();
   await clock.advance(1_000);
@@ -91,8 +93,10 @@ test('bridge - stop ends a start that is still waiting for an unreachable endpoi
   assert.equal(source.connects.times.length, 0);
 });
 
-test('bridge - a misconfigured endpoint fails the bridge instead of retrying forever (BRG-5)', async () => {
+test('bridge - a misconfigured endpoint fails the bridge instead of retrying forever (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, sink, logger } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.connects.error = new EndpointConfigurationError("no such exchange 'orders'");
   await bridge.start();
   assert.equal(bridge.status, 'failed');
@@ -224,8 +228,10 @@ test('bridge - a full ordering unit stops reading at maxInFlightPerUnit (BRG-5)'
   await stopped;
 });
 
-test('bridge - counters and status report what happened (BRG-5)', async () => {
+test('bridge - counters and status report what happened (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ selector: 'n > 1' });
+  cleanup(() => bridge.stop());
   sink.failNext('m3', 1);
   assert.equal(bridge.status, 'stopped');
   await bridge.start();

@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EndpointConfigurationError } from '../../../src/spi/index.js';
 import { fakeBridge, idle, message } from './fakes.js';
+import { teardown } from '../../helpers/teardown.js';
 
-test('bridge status - a misconfigured endpoint is failed with reason misconfigured, its error and since when (BRG-5)', async () => {
+test('bridge status - a misconfigured endpoint is failed with reason misconfigured, its error and since when (BRG-5)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   sink.connects.error = new EndpointConfigurationError("no such exchange 'orders'");
   await bridge.start();
   assert.deepEqual(bridge.statusReport, {
@@ -17,10 +20,12 @@ test('bridge status - a misconfigured endpoint is failed with reason misconfigur
   assert.deepEqual(bridge.statusReport, { state: 'stopped', since: clock.now() });
 });
 
-test('bridge status - a unit stalled at its retry limit is failed with reason unit-stalled, not misconfigured, until resume (BRG-4)', async () => {
+test('bridge status - a unit stalled at its retry limit is failed with reason unit-stalled, not misconfigured, until resume (BRG-4)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({
     retry: { delay: { kind: 'fixed', ms: 100 }, limit: 1 },
   });
+  cleanup(() => bridge.stop());
   sink.failNext('a1', 2);
   await bridge.start();
   source.push(message('a1'));
@@ -35,11 +40,12 @@ test('bridge status - a unit stalled at its retry limit is failed with reason un
   await bridge.resume();
   await idle();
   assert.deepEqual(bridge.statusReport, { state: 'connected', since: clock.now() });
-  await bridge.stop();
 });
 
-test('bridge status - retrying says whether a message waits for its retry delay or the target asked to back off (BRG-4)', async () => {
+test('bridge status - retrying says whether a message waits for its retry delay or the target asked to back off (BRG-4)', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge({ ordering: 'key', concurrency: 2 });
+  cleanup(() => bridge.stop());
   await bridge.start();
   sink.failNext('a1', 1);
   source.push(message('a1', { group: 'A' }));
@@ -58,11 +64,12 @@ test('bridge status - retrying says whether a message waits for its retry delay 
   await clock.advance(5_000);
   await idle();
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });
 
-test('bridge status - a lost connection is reconnecting with reason connection-lost, naming the side', async () => {
+test('bridge status - a lost connection is reconnecting with reason connection-lost, naming the side', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, source, sink, clock } = fakeBridge();
+  cleanup(() => bridge.stop());
   await bridge.start();
   sink.drop();
   sink.connects.failures = 5;
@@ -74,11 +81,12 @@ test('bridge status - a lost connection is reconnecting with reason connection-l
   assert.match('detail' in report ? report.detail : '', /^target: /);
   await clock.advance(10_000);
   assert.equal(bridge.status, 'connected');
-  await bridge.stop();
 });
 
-test('bridge status - a status change carries the report with its reason', async () => {
+test('bridge status - a status change carries the report with its reason', async (context) => {
+  const cleanup = teardown(context);
   const { bridge, sink } = fakeBridge();
+  cleanup(() => bridge.stop());
   const reasons: (string | undefined)[] = [];
   bridge.onStatusChange(({ report }) => reasons.push('reason' in report ? report.reason : undefined));
   sink.connects.error = new EndpointConfigurationError('bad credentials');

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { Bridge, StoreDuplicateWindow } from '../../../src/bridge/index.js';
 import { FileStore } from '../../../src/store/file-store.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { FakeSink, FakeSource, idle, message } from './fakes.js';
 
-async function withStoreDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'duplicate-window-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withStoreDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('duplicate-window-', fn);
 }
 
 /** An exactly-once bridge over fakes whose duplicate window lives in `store`. */
@@ -29,10 +22,12 @@ function exactlyOnce(store: FileStore, clock: FakeClock) {
 }
 
 test('bridge - exactly-once with the window in the file store drops a copy redelivered after a restart (BRG-2)', async () => {
-  await withStoreDir(async (dir) => {
+  await withStoreDir(async (dir, cleanup) => {
     const clock = new FakeClock();
     const first = await FileStore.open({ path: dir });
+    cleanup(() => first.close());
     const before = exactlyOnce(first, clock);
+    cleanup(() => before.bridge.stop());
     await before.bridge.start();
     before.source.push(message('m1'));
     before.source.push(message('m2'));
@@ -44,7 +39,9 @@ test('bridge - exactly-once with the window in the file store drops a copy redel
     // A new process: a new store object on the same file, a new bridge; the source delivers m2 again
     // (its acknowledgement was lost) and then m3.
     const second = await FileStore.open({ path: dir });
+    cleanup(() => second.close());
     const after = exactlyOnce(second, clock);
+    cleanup(() => after.bridge.stop());
     await after.bridge.start();
     after.source.push(message('m2'));
     after.source.push(message('m3'));
@@ -58,8 +55,9 @@ test('bridge - exactly-once with the window in the file store drops a copy redel
 });
 
 test('duplicate window - an id is in the store once add resolves, and the store keeps at most maxEntries', async () => {
-  await withStoreDir(async (dir) => {
+  await withStoreDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     const window = new StoreDuplicateWindow({ store, name: 'w', maxEntries: 3 });
     const other = new StoreDuplicateWindow({ store, name: 'other' });
     await other.add('ID:a', 1);
@@ -84,6 +82,7 @@ test('duplicate window - an id is in the store once add resolves, and the store 
     await store.close();
 
     const reopened = await FileStore.open({ path: dir });
+    cleanup(() => reopened.close());
     const again = new StoreDuplicateWindow({ store: reopened, name: 'w', maxEntries: 2 });
     assert.deepEqual(
       await Promise.all(['ID:c', 'ID:d', 'ID:e'].map((id) => again.has(id))),
@@ -101,9 +100,10 @@ test('duplicate window - an id is in the store once add resolves, and the store 
 });
 
 test('duplicate window - ids older than maxAgeMs are forgotten, in memory and in the store', async () => {
-  await withStoreDir(async (dir) => {
+  await withStoreDir(async (dir, cleanup) => {
     const clock = new FakeClock();
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     const window = new StoreDuplicateWindow({ store, name: 'w', maxAgeMs: 1_000, clock });
     await window.add('ID:old', clock.now());
     await clock.advance(600);
@@ -121,8 +121,9 @@ test('duplicate window - ids older than maxAgeMs are forgotten, in memory and in
 });
 
 test('duplicate window - ids seeded from the target are known, within the bounds, and not written to the store (BRG-2)', async () => {
-  await withStoreDir(async (dir) => {
+  await withStoreDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     const window = new StoreDuplicateWindow({ store, name: 'w', maxEntries: 3 });
     await window.add('ID:recorded', 1);
     window.seed([

@@ -5,9 +5,6 @@
  * (as a process killed right after that commit would), then the store is opened again from disk.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { Bridge, InternalSink, StoreDuplicateWindow } from '../../../src/bridge/index.js';
 import { renderMetrics } from '../../../src/admin/metrics.js';
@@ -28,6 +25,7 @@ import type {
 } from '../../../src/jms/store-port.js';
 import { NotConnectedError } from '../../../src/spi/index.js';
 import { FileStore } from '../../../src/store/file-store.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FakeClock, settle } from '../../helpers/fake-clock.js';
 import { FakeSink, FakeSource, RecordingLogger, message } from './fakes.js';
 import { teardown } from '../../helpers/teardown.js';
@@ -116,22 +114,18 @@ async function texts(engine: JmsEngine, queue: string): Promise<string[]> {
 
 const textOf = (m: Message): string => (m as TextMessage).getText() ?? '';
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'window-in-transaction-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('window-in-transaction-', fn);
 }
 
 const targetWrite = (operations: readonly StoreOperation[]) =>
   operations.some((operation) => operation.op === 'addRef' && operation.backlog === 'queue://out');
 
 test('bridge - exactly-once into an engine queue: a crash right after the target stored the message does not send it twice (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const clock = new FakeClock();
     const first = await startRun(dir, clock);
+    cleanup(() => first.end());
     // The process dies right after the commit that put the message into the target queue.
     first.store.crashAfter = targetWrite;
     first.source.push(message('m1'));
@@ -140,6 +134,7 @@ test('bridge - exactly-once into an engine queue: a crash right after the target
 
     // The next run: the source (a broker) delivers m1 again, since it was never acknowledged.
     const second = await startRun(dir, clock);
+    cleanup(() => second.end());
     second.source.push(message('m1'));
     second.source.push(message('m2'));
     await until(() => second.source.acked.length === 2, 'both are acknowledged');
@@ -154,9 +149,10 @@ test('bridge - exactly-once into an engine queue: a crash right after the target
 const withoutId = (text: string): TextMessage => new TextMessage(text);
 
 test('bridge - exactly-once: a message without a JMSMessageID delivered again after a crash is counted as a possible duplicate and warned about (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const clock = new FakeClock();
     const first = await startRun(dir, clock);
+    cleanup(() => first.end());
     first.store.crashAfter = targetWrite;
     first.source.push(withoutId('m1'));
     await until(() => first.store.crashed, 'the target took m1');
@@ -165,6 +161,7 @@ test('bridge - exactly-once: a message without a JMSMessageID delivered again af
     // The broker delivers m1 again, marked redelivered, still without an id.
     const logger = new RecordingLogger();
     const second = await startRun(dir, clock, logger);
+    cleanup(() => second.end());
     second.source.push(withoutId('m1'), undefined, 1);
     second.source.push(withoutId('m2'));
     await until(() => second.source.acked.length === 2, 'both are acknowledged');
@@ -181,9 +178,10 @@ test('bridge - exactly-once: a message without a JMSMessageID delivered again af
 });
 
 test('bridge - exactly-once into an engine queue: a target write that fails leaves the id out of the window (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const clock = new FakeClock();
     const run = await startRun(dir, clock);
+    cleanup(() => run.end());
     // Fails the commit that would hold m1 and its id, once: the bridge retries the send.
     let failed = false;
     const inner = run.store.inner;

@@ -15,6 +15,7 @@ import {
   defineSchema,
 } from '../../../src/spi/index.js';
 import { ConnectorRegistry } from '../../../src/spi/connector-registry.js';
+import { type Clock, systemClock } from '../../../src/index.js';
 
 export interface MemoryConfig {
   readonly url: string;
@@ -94,7 +95,7 @@ export class MemoryBroker {
       },
       createSink: (config, context) => {
         this.created.push({ role: 'sink', config, context });
-        return this.#sink(config);
+        return this.#sink(config, context.clock ?? systemClock);
       },
     };
   }
@@ -131,7 +132,8 @@ export class MemoryBroker {
     };
   }
 
-  #sink({ topic, sendDelayMs, hang }: MemoryConfig): Sink {
+  /** `sendDelayMs` waits on the bridge's clock, so a gateway on a fake clock sends when the test moves it. */
+  #sink({ topic, sendDelayMs, hang }: MemoryConfig, clock: Clock): Sink {
     return {
       connect: () => Promise.resolve(),
       send: async (message, signal) => {
@@ -139,11 +141,11 @@ export class MemoryBroker {
         if (hang) await new Promise<never>(() => {});
         if (sendDelayMs > 0)
           await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, sendDelayMs);
+            const timer = clock.setTimer(resolve, sendDelayMs);
             signal.addEventListener(
               'abort',
               () => {
-                clearTimeout(timer);
+                clock.clearTimer(timer);
                 reject(signal.reason as Error);
               },
               { once: true },

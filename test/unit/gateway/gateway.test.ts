@@ -167,6 +167,7 @@ test('gateway - the bridge control lists status and counters, pauses, resumes an
 test('gateway - stop lets in-flight messages finish and gives back the rest, losing nothing', async () => {
   const broker = new MemoryBroker();
   for (let i = 0; i < 50; i++) broker.publish('in', new TextMessage(`m${i}`));
+  const clock = new FakeClock();
   const gateway = await Gateway.start(
     configOf(
       broker,
@@ -178,14 +179,21 @@ test('gateway - stop lets in-flight messages finish and gives back the rest, los
       '    concurrency: 4',
     ),
     silentGatewayLogger,
+    { clock },
   );
+  const sentOut = () => broker.topics.get('out')?.length ?? 0;
   let stopped: { clean: boolean } | undefined;
   try {
-    await until(() => (broker.topics.get('out')?.length ?? 0) >= 4, 'some sent', [
-      broker.onChange.bind(broker),
-    ]);
+    // Each send takes 20 ms of the gateway's clock.
+    for (let i = 0; i < 50 && sentOut() < 4; i++) await clock.advance(20);
+    await until(() => sentOut() >= 4, 'some sent', [broker.onChange.bind(broker)]);
   } finally {
-    stopped = await gateway.stop(5_000);
+    // The sends in flight at the stop finish as the clock moves on (well inside the deadline).
+    const stopping = gateway.stop(5_000);
+    let done = false;
+    void stopping.finally(() => (done = true));
+    for (let i = 0; i < 50 && !done; i++) await clock.advance(20);
+    stopped = await stopping;
   }
   assert.deepEqual(stopped, { clean: true });
   const out = texts(broker.topics.get('out'));

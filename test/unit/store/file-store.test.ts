@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdtemp, open, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, open, stat, truncate, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
@@ -14,18 +13,13 @@ import {
   TextMessage,
   TransactionRolledBackError,
 } from '../../../src/index.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FileStore, type FileStoreOptions } from '../../../src/store/file-store.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 
-/** A temporary directory for one test, removed afterwards. */
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'file-store-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('file-store-', fn);
 }
 
 /** An engine on a file store. `crash` drops the engine without closing connections, as kill -9 would, and releases the file. */
@@ -95,8 +89,9 @@ async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern:
 // --- through the engine ---
 
 test('file store - a resolved persistent send survives a crash; acknowledged messages do not come back (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
+    cleanup(() => first.crash());
     const session = first.connect().createSession();
     const queue = session.createQueue('orders');
     const producer = session.createProducer(queue);
@@ -111,6 +106,7 @@ test('file store - a resolved persistent send survives a crash; acknowledged mes
     await first.crash();
 
     const second = await openEngine(dir);
+    cleanup(() => second.crash());
     const again = second.connect().createSession().createConsumer(queue);
     const rest: (string | null)[] = [];
     for (let m = await again.receiveNoWait(); m !== null; m = await again.receiveNoWait()) {
@@ -124,8 +120,9 @@ test('file store - a resolved persistent send survives a crash; acknowledged mes
 });
 
 test('file store - the producer redelivery limit and client id survive a restart (DLV-2, PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
+    cleanup(() => first.crash());
     await first.engine.createQueue('dead');
     await first.engine.createQueue('orders', { errorDestination: 'queue://dead' });
     const session = first.connect('billing').createSession();
@@ -151,6 +148,7 @@ test('file store - the producer redelivery limit and client id survive a restart
     );
 
     const second = await openEngine(dir);
+    cleanup(() => second.crash());
     const tx2 = second.connect().createSession(true);
     const again = tx2.createConsumer(tx2.createQueue('orders'));
     const redelivered = await again.receiveNoWait();
@@ -172,12 +170,14 @@ test('file store - the producer redelivery limit and client id survive a restart
 });
 
 test('file store - with synchronous normal a resolved send survives a restart too (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir, { synchronous: 'normal' });
+    cleanup(() => first.crash());
     const session = first.connect().createSession();
     await session.createProducer(session.createQueue('q')).send(new TextMessage('kept'));
     await first.crash();
     const second = await openEngine(dir, { synchronous: 'normal' });
+    cleanup(() => second.crash());
     assert.equal(
       text(await second.connect().createSession().createConsumer(session.createQueue('q')).receiveNoWait()),
       'kept',
@@ -187,8 +187,9 @@ test('file store - with synchronous normal a resolved send survives a restart to
 });
 
 test('file store - durable subscriptions and destinations made at run time survive a restart (PER-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
+    cleanup(() => first.crash());
     await first.engine.createQueue('audit', { redeliveryLimit: 3 });
     const connection = first.connect('client-a');
     const session = connection.createSession();
@@ -206,6 +207,7 @@ test('file store - durable subscriptions and destinations made at run time survi
     await first.crash();
 
     const second = await openEngine(dir);
+    cleanup(() => second.crash());
     assert.ok(second.engine.destinations().some((d) => d.toString() === 'queue://audit'));
     assert.equal(second.engine.destinationStatistics('queue://audit') !== undefined, true);
     const [durable, all] = second.engine.durableSubscriptions();
@@ -233,8 +235,9 @@ test('file store - durable subscriptions and destinations made at run time survi
 });
 
 test('file store - uncommitted transactional sends are discarded and uncommitted receives come back (PER-3)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
+    cleanup(() => first.crash());
     const connection = first.connect();
     const plain = connection.createSession();
     const queue = plain.createQueue('work');
@@ -245,6 +248,7 @@ test('file store - uncommitted transactional sends are discarded and uncommitted
     await first.crash();
 
     const second = await openEngine(dir);
+    cleanup(() => second.crash());
     const consumer = second.connect().createSession().createConsumer(queue);
     assert.equal(text(await consumer.receiveNoWait()), 'committed before');
     assert.equal(await consumer.receiveNoWait(), null);
@@ -253,8 +257,9 @@ test('file store - uncommitted transactional sends are discarded and uncommitted
 });
 
 test('file store - a failed write makes the persistent send fail and the message is never delivered (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir, { maxBytes: 128 * 1024 });
+    cleanup(() => first.crash());
     const session = first.connect().createSession();
     const queue = session.createQueue('full');
     const producer = session.createProducer(queue);
@@ -295,8 +300,9 @@ test('file store - a failed write makes the persistent send fail and the message
 // --- the store port directly ---
 
 test('file store - recovery returns destinations, subscriptions, refs in seq order with their messages, and maxSeq (PER-1, PER-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     assert.deepEqual(await recoverAll(store), { destinations: [], subscriptions: [], refs: [], maxSeq: 0 });
     await store.commit([
       { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: { maxMessages: 10 } } },
@@ -354,8 +360,9 @@ test('file store - recovery returns destinations, subscriptions, refs in seq ord
 });
 
 test('file store - a message stays while any reference holds it and goes with the last one (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.recover();
     await store.commit(addOps('ID:1', 1, ['sub://a', 'sub://b']));
     await store.commit([{ op: 'removeRef', backlog: 'sub://a', id: 'ID:1' }]);
@@ -370,6 +377,7 @@ test('file store - a message stays while any reference holds it and goes with th
     assert.equal(recovered.maxSeq, 1);
 
     const again = await FileStore.open({ path: dir });
+    cleanup(() => again.close());
     await again.recover();
     await again.commit([{ op: 'removeRef', backlog: 'sub://b', id: 'ID:1' }]);
     // A message sent and acknowledged within one group never outlives it.
@@ -385,8 +393,9 @@ test('file store - a message stays while any reference holds it and goes with th
 });
 
 test('file store - deleting a destination or a subscription drops its messages (PER-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.recover();
     await store.commit([
       { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: {} } },
@@ -409,8 +418,9 @@ test('file store - deleting a destination or a subscription drops its messages (
 });
 
 test('file store - commits made in the same tick share one transaction (group commit)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.recover();
     const before = store.stats.transactions;
     await Promise.all(
@@ -429,8 +439,9 @@ test('file store - commits made in the same tick share one transaction (group co
 });
 
 test('file store - a bad commit in a group is rejected alone; the others are stored (group commit)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.recover();
     const good = store.commit(addOps('ID:1', 1, ['queue://q']));
     const bad = store.commit([
@@ -453,8 +464,9 @@ test('file store - a bad commit in a group is rejected alone; the others are sto
 });
 
 test('file store - a full store rejects the commit, keeps nothing of it, and takes commits again once there is room (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir, maxBytes: 64 * 1024 });
+    cleanup(() => store.close());
     await store.recover();
     let seq = 0;
     const body = 'z'.repeat(2048);
@@ -486,8 +498,9 @@ test('file store - a full store rejects the commit, keeps nothing of it, and tak
 });
 
 test('file store - commit and recover after close reject with a clear error', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.close();
     await store.close();
     await assertRejectsAs(store.commit([]), 'closed', /store '.*' is closed/);
@@ -498,14 +511,17 @@ test('file store - commit and recover after close reject with a clear error', as
 // --- opening ---
 
 test('file store - a directory holds gateway.db; any other path is the database file itself', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const inDir = await FileStore.open({ path: dir });
+    cleanup(() => inDir.close());
     assert.equal(inDir.file, join(dir, 'gateway.db'));
     await inDir.close();
     const fresh = await FileStore.open({ path: join(dir, 'nested', 'new') + '/' });
+    cleanup(() => fresh.close());
     assert.equal(fresh.file, join(dir, 'nested', 'new', 'gateway.db'));
     await fresh.close();
     const named = await FileStore.open({ path: join(dir, 'deep', 'my.store') });
+    cleanup(() => named.close());
     assert.equal(named.file, join(dir, 'deep', 'my.store'));
     await named.close();
     assert.ok(existsSync(join(dir, 'deep', 'my.store')));
@@ -513,8 +529,9 @@ test('file store - a directory holds gateway.db; any other path is the database 
 });
 
 test('file store - a second open of a store in use is refused (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await assertRejectsAs(
       FileStore.open({ path: dir, busyTimeoutMs: 50 }),
       'locked',
@@ -572,7 +589,7 @@ test('file store - a store file overwritten with garbage is refused (PER-1)', as
 });
 
 test('file store - a message row that cannot be decoded fails recovery when it is read, naming the message (PER-1)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const file = await filledStore(dir);
     const db = new Database(file);
     db.prepare("UPDATE messages SET headers = 'not json' WHERE id = 'ID:250'").run();
@@ -580,6 +597,7 @@ test('file store - a message row that cannot be decoded fails recovery when it i
 
     // References are read lazily: recover() itself succeeds; reading reaches the damaged row.
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     const recovered = await store.recover();
     let read = 0;
     assert.throws(
@@ -598,13 +616,14 @@ test('file store - a message row that cannot be decoded fails recovery when it i
 
     // Through the engine, the start fails with that error instead of coming up without the message.
     const again = await FileStore.open({ path: dir });
+    cleanup(() => again.close());
     await assertRejectsAs(JmsEngine.open({ store: again }), 'corrupt', /message 'ID:250' cannot be read/);
     await again.close();
   });
 });
 
 test('file store - a database that is not a store, or from a newer version, is refused', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const foreign = join(dir, 'foreign.db');
     const db = new Database(foreign);
     db.exec('CREATE TABLE t (x)');
@@ -612,6 +631,7 @@ test('file store - a database that is not a store, or from a newer version, is r
     await assertRejectsAs(FileStore.open({ path: foreign }), 'incompatible', /is not a jms-gateway store/);
 
     const newer = await FileStore.open({ path: join(dir, 'newer.db') });
+    cleanup(() => newer.close());
     await newer.close();
     const raw = new Database(join(dir, 'newer.db'));
     raw.prepare("UPDATE meta SET value = '99' WHERE key = 'schema'").run();
@@ -632,8 +652,9 @@ test('file store - a missing store file next to its write-ahead log is refused',
 });
 
 test('file store - backup copies the store while it is in use, and the copy opens on its own', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: join(dir, 'live') });
+    cleanup(() => store.close());
     await store.recover();
     await store.commit(addOps('ID:1', 1, ['queue://q']));
     const pending = store.commit(addOps('ID:2', 2, ['queue://q']));

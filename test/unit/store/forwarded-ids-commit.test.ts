@@ -3,20 +3,13 @@
  * the same atomic write as the rest of its batch, on the real file store on disk.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { MemoryStore, type StoreOperation, TextMessage } from '../../../src/index.js';
+import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FileStore } from '../../../src/store/file-store.js';
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'forwarded-ids-commit-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+function withDir(fn: TempDirBody): Promise<void> {
+  return withTempDir('forwarded-ids-commit-', fn);
 }
 
 function messageWithWindowRecord(id: string, seq: number): StoreOperation[] {
@@ -30,8 +23,9 @@ function messageWithWindowRecord(id: string, seq: number): StoreOperation[] {
 }
 
 test('file store - a window record in a commit is stored with the message, and survives reopening (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.commit(messageWithWindowRecord('ID:1', 1));
     await store.commit([
       ...messageWithWindowRecord('ID:2', 2),
@@ -41,6 +35,7 @@ test('file store - a window record in a commit is stored with the message, and s
     await store.close();
 
     const reopened = await FileStore.open({ path: dir });
+    cleanup(() => reopened.close());
     const recovered = await reopened.recover();
     assert.deepEqual(
       [...recovered.refs].map((ref) => ref.id),
@@ -55,8 +50,9 @@ test('file store - a window record in a commit is stored with the message, and s
 });
 
 test('file store - a commit SQLite refuses records no window id either (BRG-2)', async () => {
-  await withDir(async (dir) => {
+  await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
+    cleanup(() => store.close());
     await store.commit(messageWithWindowRecord('ID:1', 1));
     // A reference without an id breaks a NOT NULL constraint: SQLite refuses the whole commit.
     await assert.rejects(

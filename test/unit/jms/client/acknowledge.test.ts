@@ -238,13 +238,17 @@ test('acknowledge - listeners of one session run one at a time, in order (SES-5)
   assert.deepEqual(order, ['m0', 'm1', 'm2', 'm3', 'm4']);
 });
 
-test('acknowledge - MessagesMaximum bounds what is in flight to a listener (SES-6)', async () => {
+test('acknowledge - MessagesMaximum bounds what is in flight to a listener (SES-6)', async (context) => {
+  const cleanup = teardown(context);
   for (const messagesMaximum of [1, 3]) {
     const t = testEngine({ messagesMaximum });
+    cleanup(() => t.close());
     const session = t.connect().createSession();
     const queue = await fill(session, 'q', 10);
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => (release = resolve));
+    // Registered after the engine's, so it runs first: closing waits for the blocked listener.
+    cleanup(() => release());
     session.createConsumer(queue).setMessageListener(() => blocked);
     await settle();
     assert.equal(

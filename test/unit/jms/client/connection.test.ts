@@ -70,8 +70,10 @@ test('connection - closing rolls back open transactions and returns CLIENT-mode 
 });
 
 for (const transacted of [false, true]) {
-  test(`connection - closing a ${transacted ? 'transacted' : 'CLIENT'} session puts its messages back uncounted, not into its own pending receive (SES-1, SES-4)`, async () => {
+  test(`connection - closing a ${transacted ? 'transacted' : 'CLIENT'} session puts its messages back uncounted, not into its own pending receive (SES-1, SES-4)`, async (context) => {
+    const cleanup = teardown(context);
     const t = testEngine();
+    cleanup(() => t.close());
     const setup = t.connect().createSession();
     const queue = setup.createQueue('q');
     await setup.createProducer(queue).send(new TextMessage('one'));
@@ -85,7 +87,6 @@ for (const transacted of [false, true]) {
     assert.deepEqual([stats.messagesCurrent, stats.messagesPending], [1, 0]);
     const again = (await t.connect().createSession().createConsumer(queue).receiveNoWait())!;
     assert.deepEqual([text(again), again.deliveryCount], ['one', 2]);
-    await t.close();
   });
 }
 

@@ -10,6 +10,7 @@ import {
   TextMessage,
 } from '../../../../src/index.js';
 import { FakeClock } from '../../../helpers/fake-clock.js';
+import { teardown } from '../../../helpers/teardown.js';
 
 function engineWith(users?: { name: string; password: string }[]): JmsEngine {
   return new JmsEngine({ store: new MemoryStore(), clock: new FakeClock(), ...(users ? { users } : {}) });
@@ -89,26 +90,24 @@ test('identity - with no user list a named user is taken as given, and an anonym
   }
 });
 
-test("identity - the factory's application id is every send's JMSXAppID, and a selector can read both (MSG-2, SEL-3)", async () => {
+test("identity - the factory's application id is every send's JMSXAppID, and a selector can read both (MSG-2, SEL-3)", async (t) => {
+  const cleanup = teardown(t);
   const engine = engineWith();
-  try {
-    const factory = new ConnectionFactory(engine, { applicationId: 'order-entry' });
-    const sender = factory.createConnection('carol', 'pw');
-    const receiver = factory.createConnection();
-    receiver.start();
-    const session = sender.createSession();
-    const queue = session.createQueue('orders');
-    const consumer = receiver
-      .createSession()
-      .createConsumer(queue, "JMSXAppID = 'order-entry' AND JMSXUserID = 'carol'");
-    await session.createProducer(queue).send(new TextMessage('m'));
-    const received = await consumer.receiveNoWait();
-    assert.equal(received?.getStringProperty('JMSXAppID'), 'order-entry');
-    await sender.close();
-    await receiver.close();
-  } finally {
-    await engine.close();
-  }
+  cleanup(() => engine.close());
+  const factory = new ConnectionFactory(engine, { applicationId: 'order-entry' });
+  const sender = factory.createConnection('carol', 'pw');
+  cleanup(() => sender.close());
+  const receiver = factory.createConnection();
+  cleanup(() => receiver.close());
+  receiver.start();
+  const session = sender.createSession();
+  const queue = session.createQueue('orders');
+  const consumer = receiver
+    .createSession()
+    .createConsumer(queue, "JMSXAppID = 'order-entry' AND JMSXUserID = 'carol'");
+  await session.createProducer(queue).send(new TextMessage('m'));
+  const received = await consumer.receiveNoWait();
+  assert.equal(received?.getStringProperty('JMSXAppID'), 'order-entry');
 });
 
 test('identity - the provider owns JMSXUserID and JMSXAppID: a known sender replaces what a message carries, an unknown one keeps it (MSG-2)', async () => {

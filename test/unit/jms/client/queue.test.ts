@@ -114,10 +114,12 @@ test('queue - the producer sets provider headers at send, overwriting what the s
   assert.equal(received.getJMSRedelivered(), false);
 });
 
-test('queue - message ids are unique across sends and engines (MSG-1)', async () => {
+test('queue - message ids are unique across sends and engines (MSG-1)', async (context) => {
+  const cleanup = teardown(context);
   const ids = new Set<string>();
   for (let e = 0; e < 2; e++) {
     const t = testEngine();
+    cleanup(() => t.close());
     const session = t.connect().createSession();
     const producer = session.createProducer(session.createQueue('q'));
     for (let i = 0; i < 50; i++) {

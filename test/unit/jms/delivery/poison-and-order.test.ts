@@ -180,8 +180,10 @@ test('unit of order - a selector consumer whose selector does not match the head
   assert.equal(text(await selective.receiveNoWait()), 'g1');
 });
 
-test('poison - the error-destination copy records when the message was given up, as a bridge’s does (DLV-3)', async () => {
+test('poison - the error-destination copy records when the message was given up, as a bridge’s does (DLV-3)', async (context) => {
+  const cleanup = teardown(context);
   const t = testEngine();
+  cleanup(() => t.close());
   await t.engine.createQueue('errors');
   await t.engine.createQueue('q', { errorDestination: 'queue://errors' });
   const session = t.connect().createSession(false, Session.CLIENT_ACKNOWLEDGE);
@@ -194,5 +196,4 @@ test('poison - the error-destination copy records when the message was given up,
   assert.equal(parked.getLongProperty('JMS_ErrorTime'), BigInt(givenUpAt));
   assert.equal(parked.getStringProperty('JMS_ErrorOrigin'), 'queue://q');
   assert.equal(parked.propertyExists('JMS_ErrorBridge'), false, 'no bridge gave it up');
-  await t.close();
 });
