@@ -353,26 +353,35 @@ export class Session {
 
   /**
    * @internal Hands an entry to a synchronous receive. In AUTO and DUPS_OK mode it is
-   * acknowledged as the receive returns (SES-2); `written` is the store write to wait for, if any.
+   * acknowledged as the receive returns (SES-2): when that writes the store, the message comes
+   * as a promise settled by the write; otherwise as itself, with nothing allocated for the
+   * acknowledgement (the hot path of a receive loop).
    */
-  deliverToReceive(
-    consumer: MessageConsumer,
-    entry: Entry,
-    backlog: Backlog,
-  ): { message: Message; written: Promise<void> | undefined } {
+  deliverToReceive(consumer: MessageConsumer, entry: Entry, backlog: Backlog): Message | Promise<Message> {
     const mode = this.acknowledgeMode;
     if (mode !== AcknowledgeMode.AUTO_ACKNOWLEDGE && mode !== AcknowledgeMode.DUPS_OK_ACKNOWLEDGE) {
-      return { message: this.deliver(consumer, entry, backlog), written: undefined };
+      return this.deliver(consumer, entry, backlog);
     }
     entry.deliveryCount++;
     // Acknowledged as it is handed over: when no other backlog holds the message, the engine never
-    // reads it again, so the receiver gets the stored message itself instead of a copy.
+    // reads it again, so the receiver gets the stored message itself instead of a copy. A paged
+    // message read back from the store is already a copy of its own (MessageStore.readMessage).
     const stored = entry.stored;
-    const message = stored.holders === 1 && !stored.paged ? stored.message : stored.load().copy();
+    const message = stored.paged
+      ? stored.load()
+      : stored.holders === 1
+        ? stored.message
+        : stored.message.copy();
     message.deliveryCount = entry.deliveryCount;
     message.setJMSRedelivered(entry.deliveryCount > 1);
     message.markReadOnly();
-    return { message, written: this.#acknowledgeRecords([{ entry, backlog, consumer }]) };
+    const storeLink = this.#engine.storeLink;
+    if (!storeLink.isStored(backlog, entry)) {
+      backlog.acknowledge(entry);
+      return message;
+    }
+    const written = this.#acknowledgeRecords([{ entry, backlog, consumer }]);
+    return written ? written.then(() => message) : message;
   }
 
   #recordDelivery(consumer: MessageConsumer, entry: Entry, backlog: Backlog, message: Message): void {
