@@ -47,6 +47,10 @@ interface Unacknowledged {
 
 type Queued = QueuedDelivery<MessageConsumer>;
 
+/** What a commit with no sends, or no receives, works on: shared, never written to. */
+const NO_SENDS: readonly { stored: StoredMessage; routed: Routed[] }[] = Object.freeze([]);
+const NO_RECEIVES: readonly Unacknowledged[] = Object.freeze([]);
+
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
   static readonly CLIENT_ACKNOWLEDGE = AcknowledgeMode.CLIENT_ACKNOWLEDGE;
@@ -504,15 +508,21 @@ export class Session {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
     const { storeLink, sendPipeline } = this.#engine;
-    const sends = this.#uncommittedSends;
-    const receives = this.#unacknowledged;
-    // Always fresh arrays: sends and receives made while this commit waits for the store belong
-    // to the next transaction, not to this one.
-    this.#uncommittedSends = [];
-    this.#unacknowledged = [];
+    // Fresh arrays for what is there: sends and receives made while this commit waits for the
+    // store belong to the next transaction, not to this one. An empty list is kept as it is (a
+    // transaction that only received, as a consumer's usually does, makes no array for sends).
+    const sends = this.#uncommittedSends.length > 0 ? this.#uncommittedSends : NO_SENDS;
+    const receives = this.#unacknowledged.length > 0 ? this.#unacknowledged : NO_RECEIVES;
+    if (sends !== NO_SENDS) this.#uncommittedSends = [];
+    if (receives !== NO_RECEIVES) this.#unacknowledged = [];
     if (this.#affinity?.size) this.#affinity = new Map();
-    const operations = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
-    for (const operation of storeLink.ackRecords(receives)) operations.push(operation);
+    const acknowledgements = storeLink.ackRecords(receives);
+    let operations = acknowledgements;
+    if (sends.length > 0) {
+      const all = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
+      for (const operation of acknowledgements) all.push(operation);
+      operations = all;
+    }
     try {
       if (operations.length > 0) await storeLink.write(operations);
     } catch (error) {
