@@ -333,7 +333,7 @@ export class Backlog {
 
   #dispatchRounds(): void {
     let progressed = true;
-    while (progressed && this.#hasPublished()) {
+    while (progressed && this.stats.byState.available.messages > 0) {
       progressed = false;
       const count = this.#slots.length;
       for (let i = 0; i < count && i < this.#slots.length; i++) {
@@ -350,17 +350,6 @@ export class Backlog {
         break;
       }
     }
-  }
-
-  /**
-   * Whether any available entry is published to consumers. Entries queued behind their unit's
-   * head count as available but no consumer can take them: while every unit is busy (a message
-   * out, or waiting out a redelivery delay), a dispatch would ask every consumer for capacity
-   * for nothing. A selector consumer's candidates are published entries too, so none is missed.
-   */
-  #hasPublished(): boolean {
-    if (this.stats.byState.available.messages === 0) return false;
-    return this.#units.size === 0 || this.#available.first() !== undefined;
   }
 
   #take(slot: ConsumerSlot): Entry | undefined {
