@@ -40,11 +40,7 @@ export interface SessionLink {
   readonly transactionAffinity: TransactionAffinity | undefined;
   checkOpen(): void;
   deliver(consumer: unknown, entry: Entry, backlog: Backlog): Message;
-  deliverToReceive(
-    consumer: unknown,
-    entry: Entry,
-    backlog: Backlog,
-  ): { message: Message; written: Promise<void> | undefined };
+  deliverToReceive(consumer: unknown, entry: Entry, backlog: Backlog): Message | Promise<Message>;
   autoAcknowledge(entry: Entry): Promise<void> | undefined;
   listenerFailed(entry: Entry, error: unknown): boolean;
   calledFromOwnListener(): boolean;

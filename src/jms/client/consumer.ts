@@ -31,8 +31,8 @@ export interface ConsumerTarget {
 }
 
 interface Waiter {
-  resolve(message: Message | null): void;
-  reject(error: unknown): void;
+  readonly resolve: (message: Message | null) => void;
+  readonly reject: (error: unknown) => void;
   timer: ScheduledTimer | undefined;
 }
 
@@ -125,7 +125,7 @@ export class MessageConsumer {
       this.#listeners.enqueue(this, entry, this.#target.backlog);
       return;
     }
-    let delivered: ReturnType<SessionLink['deliverToReceive']>;
+    let delivered: Message | Promise<Message>;
     try {
       delivered = this.#session.deliverToReceive(this, entry, this.#target.backlog);
     } catch (error) {
@@ -139,19 +139,15 @@ export class MessageConsumer {
       }
       return;
     }
-    const { message, written: stored } = delivered;
+    // A promise when the acknowledgement writes the store: the receive returns once it is written.
     if (this.#waiters.length === 0) {
-      this.#immediateResult = stored ? stored.then(() => message) : Promise.resolve(message);
+      this.#immediateResult = delivered instanceof Promise ? delivered : Promise.resolve(delivered);
       return;
     }
     const waiter = this.#waiters.shift()!;
     waiter.timer?.cancel();
-    if (!stored) waiter.resolve(message);
-    else
-      stored.then(
-        () => waiter.resolve(message),
-        (error: unknown) => waiter.reject(error),
-      );
+    if (delivered instanceof Promise) delivered.then(waiter.resolve, waiter.reject);
+    else waiter.resolve(delivered);
   }
 
   /** @internal The destination or subscription was deleted under this consumer (DST-6). */

@@ -55,6 +55,13 @@ export class MessageProducer {
   #disableMessageTimestamp = false;
   #closed = false;
   #state: DestinationState | undefined;
+  /**
+   * The other members a send resolved by {@link #resolve} also goes to (DST-8): a field rather
+   * than a pair returned, so a send allocates no array for it.
+   */
+  #alsoTo: readonly DestinationState[] = NO_STATES;
+  /** The producer's own settings as one send's, kept until a setter changes one of them. */
+  #ownSettings: SendSettings | undefined;
 
   /** @internal Made by `session.createProducer()`, which checked the destination. */
   static create(session: SessionLink, destination: Destination | null): MessageProducer {
@@ -80,6 +87,7 @@ export class MessageProducer {
   setDeliveryMode(mode: DeliveryModeValue): void {
     checkDeliveryMode(mode);
     this.#deliveryMode = mode;
+    this.#ownSettings = undefined;
   }
   getDeliveryMode(): DeliveryModeValue {
     return this.#deliveryMode;
@@ -87,6 +95,7 @@ export class MessageProducer {
   setPriority(priority: number): void {
     checkPriority(priority);
     this.#priority = priority;
+    this.#ownSettings = undefined;
   }
   getPriority(): number {
     return this.#priority;
@@ -94,6 +103,7 @@ export class MessageProducer {
   /** Ms a message lives; 0 = forever (DLV-4). */
   setTimeToLive(timeToLive: number): void {
     this.#timeToLive = checkMs(timeToLive, 'time to live');
+    this.#ownSettings = undefined;
   }
   getTimeToLive(): number {
     return this.#timeToLive;
@@ -101,6 +111,7 @@ export class MessageProducer {
   /** Ms before a sent message becomes visible (JMS 2.0 delivery delay, WebLogic time-to-deliver; DLV-5). */
   setDeliveryDelay(delay: number): void {
     this.#deliveryDelay = checkMs(delay, 'delivery delay');
+    this.#ownSettings = undefined;
   }
   getDeliveryDelay(): number {
     return this.#deliveryDelay;
@@ -138,12 +149,12 @@ export class MessageProducer {
   send(first: Destination | Message, second?: Message | SendOptions, third?: SendOptions): Promise<void> {
     try {
       if (isMessage(first))
-        return this.#send(this.#destination, first, (second as SendOptions | undefined) ?? {});
+        return this.#send(this.#destination, first, (second as SendOptions | undefined) ?? NO_OPTIONS);
       if (this.#destination)
         throw new InvalidArgumentError(
           'this producer has a destination: send the message without naming another',
         );
-      return this.#send(first, second as Message, third ?? {});
+      return this.#send(first, second as Message, third ?? NO_OPTIONS);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -161,7 +172,8 @@ export class MessageProducer {
         'storeWith is not for transacted sessions: their sends are stored at commit',
       );
     const engine = this.#engine;
-    const [state, alsoTo] = this.#resolve(destination, message);
+    const state = this.#resolve(destination, message);
+    const alsoTo = this.#alsoTo;
     const settings = this.#settings(options);
     const now = engine.clock.now();
     const seq = engine.ids.nextSeq();
@@ -224,19 +236,38 @@ export class MessageProducer {
    * distributed one picks a member on every send, and a distributed topic, or a member of one,
    * names the other members that also get the message (DST-8).
    */
-  #resolve(destination: Destination, message: Message): [DestinationState, readonly DestinationState[]] {
-    if (destination === this.#destination && this.#state && !this.#state.deleted)
-      return [this.#state, this.#state.forwardTo];
+  #resolve(destination: Destination, message: Message): DestinationState {
+    if (destination === this.#destination && this.#state && !this.#state.deleted) {
+      this.#alsoTo = this.#state.forwardTo;
+      return this.#state;
+    }
     const { state, distributed, alsoTo } = this.#engine.registry.forSend(
       destination,
       message,
       this.#session.transactionAffinity,
     );
     if (destination === this.#destination && !distributed) this.#state = state;
-    return [state, alsoTo];
+    this.#alsoTo = alsoTo;
+    return state;
   }
 
-  #settings(options: SendOptions): Required<Omit<SendOptions, 'storeWith'>> {
+  /**
+   * The settings of one send. A send that overrides none gets the producer's own, made once per
+   * change of a setting rather than once per send (they were checked when set).
+   */
+  #settings(options: SendOptions): SendSettings {
+    if (
+      options.deliveryMode === undefined &&
+      options.priority === undefined &&
+      options.timeToLive === undefined &&
+      options.deliveryDelay === undefined
+    )
+      return (this.#ownSettings ??= {
+        deliveryMode: this.#deliveryMode,
+        priority: this.#priority,
+        timeToLive: this.#timeToLive,
+        deliveryDelay: this.#deliveryDelay,
+      });
     const deliveryMode = options.deliveryMode ?? this.#deliveryMode;
     checkDeliveryMode(deliveryMode);
     const priority = options.priority ?? this.#priority;
@@ -257,6 +288,11 @@ export class MessageProducer {
 }
 
 const NO_OPERATIONS: readonly StoreOperation[] = [];
+const NO_OPTIONS: SendOptions = Object.freeze({});
+const NO_STATES: readonly DestinationState[] = Object.freeze([]);
+
+/** What one send uses of the producer's settings and the send's options. */
+type SendSettings = Readonly<Required<Omit<SendOptions, 'storeWith'>>>;
 
 function isMessage(value: unknown): value is Message {
   return (

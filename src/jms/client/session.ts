@@ -47,6 +47,10 @@ interface Unacknowledged {
 
 type Queued = QueuedDelivery<MessageConsumer>;
 
+/** What a commit with no sends, or no receives, works on: shared, never written to. */
+const NO_SENDS: readonly { stored: StoredMessage; routed: Routed[] }[] = Object.freeze([]);
+const NO_RECEIVES: readonly Unacknowledged[] = Object.freeze([]);
+
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
   static readonly CLIENT_ACKNOWLEDGE = AcknowledgeMode.CLIENT_ACKNOWLEDGE;
@@ -362,26 +366,35 @@ export class Session {
 
   /**
    * @internal Hands an entry to a synchronous receive. In AUTO and DUPS_OK mode it is
-   * acknowledged as the receive returns (SES-2); `written` is the store write to wait for, if any.
+   * acknowledged as the receive returns (SES-2): when that writes the store, the message comes
+   * as a promise settled by the write; otherwise as itself, with nothing allocated for the
+   * acknowledgement (the hot path of a receive loop).
    */
-  deliverToReceive(
-    consumer: MessageConsumer,
-    entry: Entry,
-    backlog: Backlog,
-  ): { message: Message; written: Promise<void> | undefined } {
+  deliverToReceive(consumer: MessageConsumer, entry: Entry, backlog: Backlog): Message | Promise<Message> {
     const mode = this.acknowledgeMode;
     if (mode !== AcknowledgeMode.AUTO_ACKNOWLEDGE && mode !== AcknowledgeMode.DUPS_OK_ACKNOWLEDGE) {
-      return { message: this.deliver(consumer, entry, backlog), written: undefined };
+      return this.deliver(consumer, entry, backlog);
     }
     entry.deliveryCount++;
     // Acknowledged as it is handed over: when no other backlog holds the message, the engine never
-    // reads it again, so the receiver gets the stored message itself instead of a copy.
+    // reads it again, so the receiver gets the stored message itself instead of a copy. A paged
+    // message read back from the store is already a copy of its own (MessageStore.readMessage).
     const stored = entry.stored;
-    const message = stored.holders === 1 && !stored.paged ? stored.message : stored.load().copy();
+    const message = stored.paged
+      ? stored.load()
+      : stored.holders === 1
+        ? stored.message
+        : stored.message.copy();
     message.deliveryCount = entry.deliveryCount;
     message.setJMSRedelivered(entry.deliveryCount > 1);
     message.markReadOnly();
-    return { message, written: this.#acknowledgeRecords([{ entry, backlog, consumer }]) };
+    const storeLink = this.#engine.storeLink;
+    if (!storeLink.isStored(backlog, entry)) {
+      backlog.acknowledge(entry);
+      return message;
+    }
+    const written = this.#acknowledgeRecords([{ entry, backlog, consumer }]);
+    return written ? written.then(() => message) : message;
   }
 
   #recordDelivery(consumer: MessageConsumer, entry: Entry, backlog: Backlog, message: Message): void {
@@ -504,15 +517,21 @@ export class Session {
     this.#checkOpen();
     if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
     const { storeLink, sendPipeline } = this.#engine;
-    const sends = this.#uncommittedSends;
-    const receives = this.#unacknowledged;
-    // Always fresh arrays: sends and receives made while this commit waits for the store belong
-    // to the next transaction, not to this one.
-    this.#uncommittedSends = [];
-    this.#unacknowledged = [];
+    // Fresh arrays for what is there: sends and receives made while this commit waits for the
+    // store belong to the next transaction, not to this one. An empty list is kept as it is (a
+    // transaction that only received, as a consumer's usually does, makes no array for sends).
+    const sends = this.#uncommittedSends.length > 0 ? this.#uncommittedSends : NO_SENDS;
+    const receives = this.#unacknowledged.length > 0 ? this.#unacknowledged : NO_RECEIVES;
+    if (sends !== NO_SENDS) this.#uncommittedSends = [];
+    if (receives !== NO_RECEIVES) this.#unacknowledged = [];
     if (this.#affinity?.size) this.#affinity = new Map();
-    const operations = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
-    for (const operation of storeLink.ackRecords(receives)) operations.push(operation);
+    const acknowledgements = storeLink.ackRecords(receives);
+    let operations = acknowledgements;
+    if (sends.length > 0) {
+      const all = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
+      for (const operation of acknowledgements) all.push(operation);
+      operations = all;
+    }
     try {
       if (operations.length > 0) await storeLink.write(operations);
     } catch (error) {

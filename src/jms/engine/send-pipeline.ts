@@ -12,6 +12,9 @@ import type { StoreOperation } from '../store-port.js';
 import type { Paging } from './paging.js';
 import type { Routed, StoreLink } from './store-link.js';
 
+/** What a send that completed at once returns: settled already, shared, so it costs no allocation. */
+const SENT: Promise<void> = Promise.resolve();
+
 /** A transacted session's sends: held uncommitted until its commit stores and adds them (SES-2). */
 export interface SendTransaction {
   hold(stored: StoredMessage, routed: Routed[]): void;
@@ -67,19 +70,50 @@ export class SendPipeline {
     return this.#sendToTopics(state, alsoTo, stored, storeWith, timeoutMs, transaction);
   }
 
-  async #sendToQueue(
+  /**
+   * Not async itself: a plain non-persistent send to a queue that has room (the hot path) adds
+   * its entry at once and returns a promise already settled, allocating neither a promise nor
+   * an async frame; everything else goes on to {@link #sendAdmittedToQueue}.
+   */
+  #sendToQueue(
     state: QueueState,
     stored: StoredMessage,
     storeWith: readonly StoreOperation[],
     timeoutMs: number,
     transaction: SendTransaction | undefined,
   ): Promise<void> {
-    let admission = this.admit(state, 1, stored.size, timeoutMs);
+    let admission: Admission | Promise<Admission>;
+    try {
+      admission = this.admit(state, 1, stored.size, timeoutMs);
+      if (admission instanceof Promise || stored.persistent || transaction || storeWith.length > 0)
+        return this.#sendAdmittedToQueue(state, admission, stored, storeWith, transaction);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // The room admission reserved is given back once the entry holds it, or when the send fails.
+    try {
+      stored.holders = 1;
+      state.backlog.add(new Entry(stored));
+      return SENT;
+    } catch (error) {
+      return Promise.reject(error);
+    } finally {
+      admission.release();
+    }
+  }
+
+  async #sendAdmittedToQueue(
+    state: QueueState,
+    admission: Admission | Promise<Admission>,
+    stored: StoredMessage,
+    storeWith: readonly StoreOperation[],
+    transaction: SendTransaction | undefined,
+  ): Promise<void> {
     if (admission instanceof Promise) admission = await admission;
     // The room admission reserved is given back once the entry holds it, or when the send fails.
     try {
       if (!stored.persistent && !transaction && storeWith.length === 0) {
-        // The hot path: a plain non-persistent send to a queue has nothing to store and no fan-out.
+        // A plain non-persistent send that had to wait for room: nothing to store, no fan-out.
         stored.holders = 1;
         state.backlog.add(new Entry(stored));
         return;
