@@ -251,6 +251,10 @@ step "route queue://$SOURCE_QUEUE -> bridge $BRIDGE -> queue://$TARGET_QUEUE ove
 reply=$(api GET /destinations '' '')
 check "$reply" 401 'true' || fail "GET /destinations without the token answered '$reply', expected 401"
 echo "  without the token: 401"
+reply=$(api GET /console/ '' '')
+[[ "$reply" == 200* && "$reply" == *'<script src="/console/console.js"'* ]] ||
+  fail "GET /console/ answered '${reply:0:200}', expected the web console's page (200) without a token"
+echo "  the web console's page: 200 without a token"
 run_id="verify-$$-$RANDOM"
 message=$(printf '{"type":"xml","headers":{"JMSCorrelationID":"%s","JMSDeliveryMode":"PERSISTENT","JMSPriority":7},"properties":{"run":"%s","amount":{"type":"long","value":"9007199254740993"}},"body":"<order id=\\"%s\\"/>"}' \
   "$run_id" "$run_id" "$run_id")
