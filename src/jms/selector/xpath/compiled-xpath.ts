@@ -18,7 +18,7 @@ import { compileFastPath, stringValue, type FastPath } from './fast-path.js';
 import { RECORD, type XmlDocument } from './xml-document.js';
 import { parsedBodyOf, type ParsedBody } from './parsed-body.js';
 import { reportXPathLimit, xpathLimits } from './xpath-limits.js';
-import { xpath, type NodeTest, type XPathEvaluator } from './xpath-js.js';
+import { xpath, type NodeTest, type ParsedXPath } from './xpath-js.js';
 
 /**
  * What building the DOM is charged per element or attribute, in node tests (measured for xmldom,
@@ -90,7 +90,7 @@ export class CompiledXPath {
   readonly #fast: FastPath | null;
   /** The expression as a boolean form of fast-condition.ts (a simple path included), for `XPATH`. */
   readonly #condition: FastCondition | null;
-  readonly #evaluator: XPathEvaluator;
+  readonly #evaluator: ParsedXPath;
   /** The key of the boolean answer in a body's answers (the string answer's key is this object). */
   readonly #testKey = {};
 

@@ -11,7 +11,7 @@ export interface XPathResult {
   stringValue(): string;
   booleanValue(): boolean;
 }
-export interface XPathEvaluator {
+export interface ParsedXPath {
   /** The parsed expression tree. */
   readonly expression: unknown;
   evaluate(options: { node: unknown }): XPathResult;
@@ -20,7 +20,7 @@ export interface NodeTest {
   matches(node: unknown, context: unknown): boolean;
 }
 interface XPathModule {
-  parse(expression: string): XPathEvaluator;
+  parse(expression: string): ParsedXPath;
   /** The class of location steps in the parsed tree; each has the `nodeTest` every visited node goes through. */
   Step: abstract new (...args: never[]) => { nodeTest: NodeTest };
   /** The node-set class. */
