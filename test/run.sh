@@ -110,7 +110,9 @@ phase unit "${TEST_CONCURRENCY:-4}" test/unit
 unit_status=$?
 unit_seconds=$((SECONDS - started))
 
-brokers_concurrency=${BROKER_TEST_CONCURRENCY:-2}
+# One at a time by default: with two at a time, a fresh Kafka once answered a topic creation of the
+# Kafka connector test with UNKNOWN_TOPIC_OR_PARTITION (CI, 1 run in 3); BROKER_TEST_CONCURRENCY=2 halves the phase.
+brokers_concurrency=${BROKER_TEST_CONCURRENCY:-1}
 started=$SECONDS
 phase brokers "$brokers_concurrency" test/integration test/e2e
 brokers_status=$?
