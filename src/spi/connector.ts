@@ -39,6 +39,13 @@ export interface Source {
   connect(signal: AbortSignal): Promise<void>;
   /** The next delivery; waits until one arrives. Rejects with NotConnectedError when the connection drops. */
   receive(signal: AbortSignal): Promise<Delivery>;
+  /**
+   * Optional: up to `max` deliveries at once, in the order `receive` would have handed them out.
+   * Waits as `receive` does until at least one is there, then takes what is already buffered
+   * without waiting for more (the runtime's linger decides how long a batch waits). Absent, the
+   * runtime calls `receive`.
+   */
+  receiveBatch?(max: number, signal: AbortSignal): Promise<readonly Delivery[]>;
   /** Stops reading; unsettled deliveries are returned to the broker (redelivered later). */
   close(): Promise<void>;
   /**
@@ -61,6 +68,28 @@ export interface Sink {
    * whether that attempt counts toward the message's retry limit.
    */
   send(message: Message, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: sends many messages in one go (one Kafka request, pipelined AMQP publishes under
+   * confirms, a window of MQTT QoS 1/2 packets) and settles each one on its own. Resolves one
+   * result per message, in the batch's order, once every message is confirmed or has failed; a
+   * failure carries the error `send` would have rejected with, so one poison message fails
+   * alone and the rest of its batch goes through. Rejects only when nothing of the batch was
+   * tried (every message then failed with that error).
+   *
+   * Order: the batch is in the order the runtime wants the messages written. When a message
+   * fails with anything but a poison error, the sink reports every later message of the batch
+   * (and of batches handed over after it, see {@link maxBatchesInFlight}) that goes to the same
+   * target stream (a Kafka partition, an AMQP channel, an MQTT connection) as failed too unless
+   * it was written before the failed one could have been, so a retry can never land behind a
+   * later message. Absent, the runtime calls `send` once per message.
+   */
+  sendBatch?(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]>;
+  /**
+   * Optional, with `sendBatch`: how many batches the sink takes at once while keeping the order
+   * they were handed over in (the idempotent Kafka producer's in-flight requests, confirms
+   * outstanding on one channel). Default 1: the next batch is handed over once the last settled.
+   */
+  readonly maxBatchesInFlight?: number;
   close(): Promise<void>;
   /**
    * Optional, for exactly-once (BRG-2): the JMSMessageIDs of the messages this sink's earlier
@@ -75,6 +104,9 @@ export interface Sink {
     signal: AbortSignal,
   ): Promise<readonly ForwardedIdSeen[] | undefined>;
 }
+
+/** How one message of a {@link Sink.sendBatch} ended: confirmed by the target, or failed with what `send` would have thrown. */
+export type SendResult = { readonly ok: true } | { readonly ok: false; readonly error: Error };
 
 /** How far back {@link Sink.forwardedIds} reads: the duplicate window's bounds. */
 export interface ForwardedIdsQuery {

@@ -7,6 +7,7 @@ export type {
   Delivery,
   Source,
   Sink,
+  SendResult,
   ConnectorContext,
   ConnectorDefinition,
   ForwardedIdsQuery,
