@@ -85,3 +85,4 @@ export {
 export type { EngineLogger } from '../jms/logger.js';
 export { untilAborted } from './abort.js';
 export { WaitingQueue } from './waiting-queue.js';
+export { OrderedBatches, BehindFailureError, type BatchTurn } from './ordered-batches.js';

@@ -55,6 +55,16 @@ export class WaitingQueue<T> {
     });
   }
 
+  /**
+   * Up to `max` items: waits as {@link take} does for the first, then takes what is already
+   * waiting, without waiting for more.
+   */
+  async takeUpTo(max: number, signal: AbortSignal): Promise<T[]> {
+    const first = await this.take(signal);
+    const rest = this.#items.splice(0, Math.max(0, Math.floor(max) - 1));
+    return [first, ...rest];
+  }
+
   /** Fails every waiting and later take with `error`, and drops the items; returns them. */
   fail(error: Error): T[] {
     this.#failure ??= error;
