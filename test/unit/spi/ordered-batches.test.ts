@@ -58,7 +58,7 @@ test('ordered batches - batches in flight behind a failed one fail too, and come
   const secondDone = second.finish([ok, ok]).then((results) => (order.push('second'), results));
   const thirdDone = third.finish([ok]).then((results) => (order.push('third'), results));
   await nextTurn();
-  assert.deepEqual(order, [], 'waits for the first batch');
+  assert.equal(order.length, 0, 'waits for the first batch');
   const firstDone = first
     .finish([ok, fail(new NotConnectedError('lost'))])
     .then((results) => (order.push('first'), results));
