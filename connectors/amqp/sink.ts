@@ -28,6 +28,8 @@ import {
   type ConnectorContext,
   type Message,
   type Sink,
+  OrderedBatches,
+  type SendResult,
   untilAborted,
 } from '../../src/spi/index.js';
 import { classify, connectionUser, replyCode, openConnection } from './connection.js';
@@ -57,8 +59,16 @@ interface Session {
   readonly limit: BodyLimit | undefined;
   /** Set while the socket's write buffer is full: sends wait for it to drain. */
   draining?: Promise<void> | undefined;
+  /** Applies the batch ordering rule to this channel's batches (confirms come in publish order). */
+  readonly ordered: OrderedBatches;
   lost: boolean;
 }
+
+/**
+ * Batches `sendBatch` takes at once. One channel confirms in publish order, so batches in flight
+ * keep their order; a few keep the pipe full while the last confirms of one batch travel back.
+ */
+const BATCHES_IN_FLIGHT = 4;
 
 /** An AMQP 0-9-1 sink: see the module comment for what each failure means. */
 export class AmqpSink implements Sink {
@@ -102,7 +112,14 @@ export class AmqpSink implements Sink {
       const channel = await connection.createConfirmChannel();
       const server = connection.connection.serverProperties;
       const limit = bodyLimit(this.#config.maxMessageBytes, server.product, server.version);
-      const current: Session = { connection, channel, pending: new Set(), limit, lost: false };
+      const current: Session = {
+        connection,
+        channel,
+        pending: new Set(),
+        limit,
+        ordered: new OrderedBatches(),
+        lost: false,
+      };
       session = current;
       channel.on('error', (error: Error) => {
         current.closeError = error;
@@ -134,6 +151,67 @@ export class AmqpSink implements Sink {
     const session = this.#session;
     if (session === undefined || session.lost) throw new NotConnectedError('the amqp sink is not connected');
     if (signal.aborted) throw signal.reason;
+    const outgoing = this.#encode(session, message);
+    if (session.draining) await untilAborted(session.draining, signal);
+    await untilAborted(this.#publish(session, message, outgoing), signal);
+  }
+
+  readonly maxBatchesInFlight = BATCHES_IN_FLIGHT;
+
+  /**
+   * Publishes the whole batch on the confirm channel without waiting for confirms in between
+   * (pausing only while the socket's write buffer drains), then collects every confirm, nack and
+   * return. A message that cannot be encoded or is over the size limit fails alone (poison) and
+   * is not published; a lost connection fails every unconfirmed message with NotConnectedError.
+   * The ordering rule is applied by {@link OrderedBatches}.
+   */
+  async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    const session = this.#session;
+    if (session === undefined || session.lost) throw new NotConnectedError('the amqp sink is not connected');
+    if (signal.aborted) throw signal.reason;
+    const turn = session.ordered.begin();
+    const outcomes: Array<Promise<SendResult>> = [];
+    const failed = (error: unknown): SendResult => ({ ok: false, error: error as Error });
+    for (const message of batch) {
+      if (session.draining) {
+        try {
+          await untilAborted(session.draining, signal);
+        } catch (error) {
+          outcomes.push(Promise.resolve(failed(this.#abandoned(signal, error))));
+          continue;
+        }
+      }
+      if (session.lost || signal.aborted) {
+        outcomes.push(Promise.resolve(failed(this.#abandoned(signal, undefined))));
+        continue;
+      }
+      let outgoing: AmqpOutgoing;
+      try {
+        outgoing = this.#encode(session, message);
+      } catch (error) {
+        outcomes.push(Promise.resolve(failed(error)));
+        continue;
+      }
+      outcomes.push(
+        this.#publish(session, message, outgoing).then(
+          (): SendResult => ({ ok: true }),
+          (error: unknown) => failed(error),
+        ),
+      );
+    }
+    return turn.finish(await Promise.all(outcomes));
+  }
+
+  /** Why a message of a batch was not published: the batch was aborted, or the channel is gone. */
+  #abandoned(signal: AbortSignal, error: unknown): Error {
+    if (signal.aborted) return new NotConnectedError('the send was aborted before the message was published');
+    return error instanceof Error && error instanceof NotConnectedError
+      ? error
+      : new NotConnectedError('the connection to the AMQP broker was lost before the message was published');
+  }
+
+  /** The message's AMQP form, checked against the size limit; throws poison when it has none that fits. */
+  #encode(session: Session, message: Message): AmqpOutgoing {
     let outgoing: AmqpOutgoing;
     try {
       outgoing = toAmqp(message, {
@@ -151,8 +229,7 @@ export class AmqpSink implements Sink {
       );
     }
     checkBodySize(outgoing.content.length, message.getJMSMessageID(), session.limit);
-    if (session.draining) await untilAborted(session.draining, signal);
-    await untilAborted(this.#publish(session, message, outgoing), signal);
+    return outgoing;
   }
 
   #publish(session: Session, message: Message, outgoing: AmqpOutgoing): Promise<void> {

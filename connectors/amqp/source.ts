@@ -91,6 +91,14 @@ export class AmqpSource implements Source {
     return session.deliveries.take(signal);
   }
 
+  /** Up to `max` deliveries: waits for the first, then takes what is already buffered. */
+  receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    const session = this.#session;
+    if (session === undefined)
+      return Promise.reject(new NotConnectedError('the amqp source is not connected'));
+    return session.deliveries.takeUpTo(max, signal);
+  }
+
   async close(): Promise<void> {
     const session = this.#session;
     if (session === undefined) return;

@@ -16,7 +16,8 @@
  *
  * mqtt.js reads incoming packets one at a time, and a held callback holds the next packet back:
  * this source hands out one message at a time, and the next after the current one is settled
- * (ORD: order per topic is kept). For parallelism use several sources on a shared subscription
+ * (ORD: order per topic is kept), so `receiveBatch` mostly hands over one message (more only when
+ * retried ones wait in line). For parallelism use several sources on a shared subscription
  * (`shareGroup`). While a message waits, the client reads no PINGRESP either: settling must take
  * less than 1.5 x keepalive, or the client times out and the broker delivers the message again.
  *
@@ -188,6 +189,14 @@ export class MqttSource implements Source {
     if (session === undefined)
       return Promise.reject(new NotConnectedError('the mqtt source is not connected'));
     return session.deliveries.take(signal);
+  }
+
+  /** Up to `max` deliveries: waits for the first, then takes what is already buffered. */
+  receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    const session = this.#session;
+    if (session === undefined)
+      return Promise.reject(new NotConnectedError('the mqtt source is not connected'));
+    return session.deliveries.takeUpTo(max, signal);
   }
 
   async close(): Promise<void> {

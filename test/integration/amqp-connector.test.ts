@@ -4,8 +4,10 @@ import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
   BackOffError,
   EndpointConfigurationError,
+  MessageTooLargeError,
   NotConnectedError,
   TextMessage,
+  type SendResult,
   messageSnapshot,
   resolveConfig,
   type ConnectorContext,
@@ -13,6 +15,7 @@ import {
 } from '../../src/spi/index.js';
 import { amqpConnector, type AmqpConfig, AmqpSink, AmqpSource } from '../../connectors/amqp/index.js';
 import { brokerTest } from '../helpers/brokers.js';
+import { tcpRelay } from '../helpers/tcp-relay.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
 
@@ -521,6 +524,159 @@ brokerTest(
     } finally {
       await sink.close();
       await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
+function numbered(count: number, bytes = 16): TextMessage[] {
+  return Array.from({ length: count }, (_, index) => {
+    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
+    message.setJMSMessageID(`ID:m-${index}`);
+    return message;
+  });
+}
+
+/** The numbers of the messages on `queue`, in queue order (taken off the queue). */
+async function drainNumbers(url: string, queue: string): Promise<number[]> {
+  return admin(url, async (channel) => {
+    const numbers: number[] = [];
+    for (;;) {
+      const got = await channel.get(queue, { noAck: true });
+      if (got === false) return numbers;
+      numbers.push(Number(/^m-(\d+)/.exec(got.content.toString('utf8'))![1]));
+    }
+  });
+}
+
+/** The results as `ok` or the error's class name. */
+function kinds(results: readonly SendResult[]): string[] {
+  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
+}
+
+/** Results are confirmed ones first, then failed ones: nothing after a failure is confirmed. */
+function assertOkPrefix(results: readonly SendResult[]): number {
+  const confirmed = results.findIndex((result) => !result.ok);
+  const prefix = confirmed === -1 ? results.length : confirmed;
+  assert.ok(
+    results.slice(prefix).every((result) => !result.ok),
+    `a message after the first failure was confirmed: ${kinds(results).join(' ')}`,
+  );
+  return prefix;
+}
+
+brokerTest(
+  'amqp',
+  'amqp connector - sendBatch publishes a batch pipelined under confirms, and it arrives in order; receiveBatch hands over what is buffered',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const { source, sink } = await pair(url, queue, { prefetch: 200 });
+    try {
+      const batch = numbered(500);
+      const [first, second] = await Promise.all([
+        sink.sendBatch(batch.slice(0, 250), signal()),
+        sink.sendBatch(batch.slice(250), signal()),
+      ]);
+      assert.deepEqual(kinds([...first, ...second]), Array(500).fill('ok'));
+      const numbers: number[] = [];
+      let largest = 0;
+      while (numbers.length < 500) {
+        const deliveries = await withTimeout(
+          source.receiveBatch(100, signal()),
+          WAIT_MS,
+          'a batch of deliveries',
+        );
+        assert.ok(deliveries.length >= 1 && deliveries.length <= 100);
+        largest = Math.max(largest, deliveries.length);
+        for (const delivery of deliveries) {
+          numbers.push(Number(/^m-(\d+)/.exec((delivery.message as TextMessage).getText()!)![1]));
+          await delivery.settle({ kind: 'ack' });
+        }
+      }
+      assert.deepEqual(numbers, [...Array(500).keys()]);
+      assert.ok(largest > 1, 'receiveBatch took more than one buffered delivery at least once');
+      assert.ok(sink.maxBatchesInFlight > 1);
+    } finally {
+      await sink.close();
+      await source.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - an oversize message in a batch fails alone as MessageTooLargeError, the rest arrive in order (DLV-9)',
+  async ({ url }) => {
+    const queue = `q-${randomUUID()}`;
+    const sink = new AmqpSink(
+      config(url, { queue, declare: declareQueue(queue), maxMessageBytes: 100 }),
+      context,
+    );
+    try {
+      await sink.connect(signal());
+      const batch = numbered(20);
+      batch[7] = new TextMessage('m-7'.padEnd(500, '!'));
+      const results = await sink.sendBatch(batch, signal());
+      const expected = Array<string>(20).fill('ok');
+      expected[7] = 'MessageTooLargeError';
+      assert.deepEqual(kinds(results), expected);
+      const failed = results[7]!;
+      assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+      assert.deepEqual(
+        await drainNumbers(url, queue),
+        [...Array(20).keys()].filter((n) => n !== 7),
+      );
+    } finally {
+      await sink.close();
+      await deleteQueues(url, queue);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'amqp',
+  'amqp connector - a connection lost in the middle of a batch fails every unconfirmed message, and nothing later is confirmed before a failed one (ORD-3)',
+  async ({ url }, t) => {
+    const queue = `q-${randomUUID()}`;
+    const target = new URL(url);
+    const relay = await tcpRelay(target.hostname, Number(target.port || 5672));
+    t.after(() => relay.close());
+    const relayed = new URL(url);
+    relayed.host = `127.0.0.1:${relay.port}`;
+    const sink = new AmqpSink(config(relayed.toString(), { queue, declare: declareQueue(queue) }), context);
+    try {
+      await sink.connect(signal());
+      const count = 400;
+      const batch = numbered(count, 1024);
+      // About half the batch reaches the broker; the rest is held back until the connection is cut.
+      relay.holdAfter(200 * 1100);
+      const sending = sink.sendBatch(batch, signal());
+      // Broker round trips, not time: wait until the broker has queued what got through.
+      let queued = 0;
+      for (let seen = -1; queued === 0 || queued !== seen;) {
+        seen = queued;
+        queued = await messageCount(url, queue);
+      }
+      relay.cut();
+      const results = await withTimeout(sending, WAIT_MS, 'the batch results');
+      const confirmed = assertOkPrefix(results);
+      assert.ok(confirmed < count, 'the unconfirmed messages failed');
+      for (const result of results.slice(confirmed))
+        assert.ok(
+          !result.ok && result.error instanceof NotConnectedError,
+          String(!result.ok && result.error),
+        );
+      const arrived = await drainNumbers(url, queue);
+      assert.deepEqual(arrived, [...Array(arrived.length).keys()], 'what arrived is a prefix, in order');
+      assert.ok(arrived.length >= confirmed, 'every confirmed message is on the queue');
+      assert.ok(arrived.length > 0 && arrived.length < count, `${arrived.length} of ${count} arrived`);
+    } finally {
+      await sink.close();
       await deleteQueues(url, queue);
     }
   },
