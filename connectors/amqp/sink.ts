@@ -61,6 +61,8 @@ interface Session {
   draining?: Promise<void> | undefined;
   /** Applies the batch ordering rule to this channel's batches (confirms come in publish order). */
   readonly ordered: OrderedBatches;
+  /** Resolves when the batch before has been written: batches are published one after the other. */
+  writing: Promise<void>;
   lost: boolean;
 }
 
@@ -118,6 +120,7 @@ export class AmqpSink implements Sink {
         pending: new Set(),
         limit,
         ordered: new OrderedBatches(),
+        writing: Promise.resolve(),
         lost: false,
       };
       session = current;
@@ -172,32 +175,40 @@ export class AmqpSink implements Sink {
     const turn = session.ordered.begin();
     const outcomes: Array<Promise<SendResult>> = [];
     const failed = (error: unknown): SendResult => ({ ok: false, error: error as Error });
-    for (const message of batch) {
-      if (session.draining) {
-        try {
-          await untilAborted(session.draining, signal);
-        } catch (error) {
-          outcomes.push(Promise.resolve(failed(this.#abandoned(signal, error))));
+    const previous = session.writing;
+    let written = (): void => {};
+    session.writing = new Promise<void>((resolve) => (written = resolve));
+    try {
+      await previous;
+      for (const message of batch) {
+        if (session.draining) {
+          try {
+            await untilAborted(session.draining, signal);
+          } catch (error) {
+            outcomes.push(Promise.resolve(failed(this.#abandoned(signal, error))));
+            continue;
+          }
+        }
+        if (session.lost || signal.aborted) {
+          outcomes.push(Promise.resolve(failed(this.#abandoned(signal, undefined))));
           continue;
         }
+        let outgoing: AmqpOutgoing;
+        try {
+          outgoing = this.#encode(session, message);
+        } catch (error) {
+          outcomes.push(Promise.resolve(failed(error)));
+          continue;
+        }
+        outcomes.push(
+          this.#publish(session, message, outgoing).then(
+            (): SendResult => ({ ok: true }),
+            (error: unknown) => failed(error),
+          ),
+        );
       }
-      if (session.lost || signal.aborted) {
-        outcomes.push(Promise.resolve(failed(this.#abandoned(signal, undefined))));
-        continue;
-      }
-      let outgoing: AmqpOutgoing;
-      try {
-        outgoing = this.#encode(session, message);
-      } catch (error) {
-        outcomes.push(Promise.resolve(failed(error)));
-        continue;
-      }
-      outcomes.push(
-        this.#publish(session, message, outgoing).then(
-          (): SendResult => ({ ok: true }),
-          (error: unknown) => failed(error),
-        ),
-      );
+    } finally {
+      written();
     }
     return turn.finish(await Promise.all(outcomes));
   }

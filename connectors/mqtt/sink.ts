@@ -26,6 +26,8 @@ import {
   type ConnectorContext,
   type Message,
   type Sink,
+  OrderedBatches,
+  type SendResult,
   untilAborted,
 } from '../../src/spi/index.js';
 import { closeClient, openClient, reasonCode } from './connection.js';
@@ -44,7 +46,35 @@ interface Session {
   limit: PacketLimit;
   /** The reason code of a DISCONNECT the broker sent, if it sent one. */
   disconnectReason?: number | undefined;
+  /** QoS 1/2 publishes `sendBatch` keeps unacknowledged at once (see {@link DEFAULT_WINDOW}). */
+  window: number;
+  /** Outcomes of the publishes `sendBatch` sent and the broker has not answered, oldest first. */
+  readonly unacked: Array<Promise<unknown>>;
+  /** Resolves when the batch before has been written: batches are written one after the other. */
+  writing: Promise<void>;
+  /** Applies the batch ordering rule to this connection's batches. */
+  readonly ordered: OrderedBatches;
   lost: boolean;
+}
+
+/**
+ * Publishes `sendBatch` keeps in flight when the broker does not say (MQTT 3.1.1, or an MQTT 5
+ * CONNACK without Receive Maximum). Mosquitto's default `max_inflight_messages` is 20, and it
+ * drops QoS 2 publishes beyond its window without a word on 3.1.1, so 20 is safe; an MQTT 5
+ * broker's Receive Maximum replaces it.
+ */
+export const DEFAULT_WINDOW = 20;
+
+/**
+ * Batches `sendBatch` takes at once: one connection acknowledges QoS 1/2 publishes in the order
+ * they were sent (MQTT 4.6), so batches in flight keep their order.
+ */
+const BATCHES_IN_FLIGHT = 2;
+
+/** A message's PUBLISH payload and MQTT 5 properties. */
+interface Encoded {
+  readonly payload: Buffer;
+  readonly properties: Mqtt5Properties | undefined;
 }
 
 /** MQTT 5 DISCONNECT reason: packet too large. */
@@ -83,11 +113,17 @@ export class MqttSink implements Sink {
           client,
           pending: new Map(),
           limit: packetLimit(this.#config.maxMessageBytes, undefined),
+          window: DEFAULT_WINDOW,
+          unacked: [],
+          writing: Promise.resolve(),
+          ordered: new OrderedBatches(),
           lost: false,
         };
         session = current;
         client.once('connect', (connack: IConnackPacket) => {
           current.limit = packetLimit(this.#config.maxMessageBytes, connack.properties?.maximumPacketSize);
+          const receiveMaximum = connack.properties?.receiveMaximum;
+          if (receiveMaximum !== undefined && receiveMaximum > 0) current.window = receiveMaximum;
         });
         client.on('disconnect', (packet: IDisconnectPacket) => {
           current.disconnectReason = packet.reasonCode;
@@ -107,6 +143,68 @@ export class MqttSink implements Sink {
     const session = this.#session;
     if (session === undefined || session.lost) throw new NotConnectedError('the mqtt sink is not connected');
     if (signal.aborted) throw signal.reason;
+    const { payload, properties } = this.#encode(session, message);
+    await untilAborted(this.#publish(session, message, payload, properties), signal);
+  }
+
+  readonly maxBatchesInFlight = BATCHES_IN_FLIGHT;
+
+  /**
+   * Publishes the batch keeping up to the window of publishes unacknowledged (the broker's
+   * Receive Maximum, else {@link DEFAULT_WINDOW}); QoS 0 publishes count until written. A message
+   * over the size limit fails alone (poison) and is not published; a lost connection fails every
+   * unacknowledged and unsent message with NotConnectedError. The ordering rule is applied by
+   * {@link OrderedBatches}.
+   */
+  async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    const session = this.#session;
+    if (session === undefined || session.lost) throw new NotConnectedError('the mqtt sink is not connected');
+    if (signal.aborted) throw signal.reason;
+    const turn = session.ordered.begin();
+    const outcomes: Array<Promise<SendResult>> = [];
+    const previous = session.writing;
+    let written = (): void => {};
+    session.writing = new Promise<void>((resolve) => (written = resolve));
+    try {
+      await previous;
+      for (const message of batch) {
+        // The window spans batches: the oldest unanswered publish of any batch frees a place.
+        while (session.unacked.length >= session.window) await session.unacked.shift();
+        if (session.lost || signal.aborted) {
+          const error = new NotConnectedError(
+            signal.aborted
+              ? 'the send was aborted before the message was published'
+              : `the connection to the MQTT broker was lost before message '${message.getJMSMessageID()}' was published`,
+          );
+          outcomes.push(Promise.resolve({ ok: false, error }));
+          continue;
+        }
+        let encoded: Encoded;
+        try {
+          encoded = this.#encode(session, message);
+        } catch (error) {
+          outcomes.push(Promise.resolve({ ok: false, error: error as Error }));
+          continue;
+        }
+        const outcome = this.#publish(session, message, encoded.payload, encoded.properties).then(
+          (): SendResult => ({ ok: true }),
+          (error: unknown): SendResult => ({ ok: false, error: error as Error }),
+        );
+        outcomes.push(outcome);
+        session.unacked.push(outcome);
+        void outcome.then(() => {
+          const index = session.unacked.indexOf(outcome);
+          if (index >= 0) session.unacked.splice(index, 1);
+        });
+      }
+    } finally {
+      written();
+    }
+    return turn.finish(await Promise.all(outcomes));
+  }
+
+  /** The message's MQTT form, checked against the size limit (throws MessageTooLargeError). */
+  #encode(session: Session, message: Message): Encoded {
     let payload: Buffer;
     let properties: Mqtt5Properties | undefined;
     if (this.#config.protocolVersion === 5) {
@@ -122,7 +220,7 @@ export class MqttSink implements Sink {
       this.#config.protocolVersion,
     );
     checkPublishSize(size, message.getJMSMessageID(), session.limit);
-    await untilAborted(this.#publish(session, message, payload, properties), signal);
+    return { payload, properties };
   }
 
   #publish(

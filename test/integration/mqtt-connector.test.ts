@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { connectAsync, type IPublishPacket, type MqttClient } from 'mqtt';
 import {
   ConfigValidationError,
+  MessageTooLargeError,
   NotConnectedError,
+  type SendResult,
   TextMessage,
   messageSnapshot,
   resolveConfig,
@@ -12,6 +14,8 @@ import {
 } from '../../src/spi/index.js';
 import { mqttConnector, MqttSink, MqttSource, type MqttConfig } from '../../connectors/mqtt/index.js';
 import { brokerTest } from '../helpers/brokers.js';
+import { tcpRelay } from '../helpers/tcp-relay.js';
+import { until } from '../helpers/until.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
 
@@ -474,6 +478,140 @@ brokerTest(
     } finally {
       await closeAll(sink, a, b);
     }
+  },
+  TIMEOUT,
+);
+
+/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
+function numbered(count: number, bytes = 16): TextMessage[] {
+  return Array.from({ length: count }, (_, index) => {
+    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
+    message.setJMSMessageID(`ID:m-${index}`);
+    return message;
+  });
+}
+
+/** A plain subscriber collecting the numbers of the messages it gets, in arrival order. */
+async function collector(
+  url: string,
+  topic: string,
+  protocolVersion: 4 | 5,
+  qos: 0 | 1 | 2,
+): Promise<{ numbers: number[]; client: MqttClient }> {
+  const client = await plainClient(url, protocolVersion);
+  const numbers: number[] = [];
+  client.on('message', (_topic, payload: Buffer) => {
+    const text = payload.toString('utf8');
+    const match = /m-(\d+)/.exec(text);
+    if (match) numbers.push(Number(match[1]));
+  });
+  await client.subscribeAsync(topic, { qos });
+  return { numbers, client };
+}
+
+function messagesOf(client: MqttClient): (wake: () => void) => () => void {
+  return (wake) => {
+    client.on('message', wake);
+    return () => client.off('message', wake);
+  };
+}
+
+function kinds(results: readonly SendResult[]): string[] {
+  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
+}
+
+for (const [protocolVersion, qos] of [
+  [5, 1],
+  [4, 1],
+  [4, 2],
+  [5, 2],
+  [5, 0],
+] as const) {
+  brokerTest(
+    'mqtt',
+    `mqtt connector - sendBatch keeps a window of publishes in flight and the batch arrives in order (MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}, QoS ${qos})`,
+    async ({ url }, t) => {
+      const topic = topicName();
+      const count = 500;
+      const { numbers, client } = await collector(url, topic, protocolVersion, qos);
+      t.after(() => client.endAsync());
+      const sink = new MqttSink(config(url, { topic, protocolVersion, qos, mqtt311Format: 'body' }), context);
+      t.after(() => sink.close());
+      await sink.connect(signal());
+      const batch = numbered(count);
+      const [first, second] = await Promise.all([
+        sink.sendBatch(batch.slice(0, 300), signal()),
+        sink.sendBatch(batch.slice(300), signal()),
+      ]);
+      assert.deepEqual(kinds([...first, ...second]), Array(count).fill('ok'));
+      await until(() => numbers.length >= count, `${count} messages at the subscriber`, [messagesOf(client)]);
+      assert.deepEqual(numbers, [...Array(count).keys()]);
+    },
+    TIMEOUT,
+  );
+}
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - an oversize message in a batch fails alone as MessageTooLargeError, the rest arrive in order (DLV-9)',
+  async ({ url }, t) => {
+    const topic = topicName();
+    const { numbers, client } = await collector(url, topic, 5, 1);
+    t.after(() => client.endAsync());
+    const sink = new MqttSink(
+      config(url, { topic, protocolVersion: 5, qos: 1, maxMessageBytes: 300 }),
+      context,
+    );
+    t.after(() => sink.close());
+    await sink.connect(signal());
+    const batch = numbered(20);
+    batch[7] = new TextMessage('m-7'.padEnd(1000, '!'));
+    const results = await sink.sendBatch(batch, signal());
+    const expected = Array<string>(20).fill('ok');
+    expected[7] = 'MessageTooLargeError';
+    assert.deepEqual(kinds(results), expected);
+    const failed = results[7]!;
+    assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+    await until(() => numbers.length >= 19, '19 messages at the subscriber', [messagesOf(client)]);
+    assert.deepEqual(
+      numbers,
+      [...Array(20).keys()].filter((n) => n !== 7),
+    );
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - a connection lost in the middle of a batch fails every unacknowledged message, and nothing later is acknowledged before a failed one (ORD-3)',
+  async ({ url }, t) => {
+    const topic = topicName();
+    const { numbers, client } = await collector(url, topic, 5, 1);
+    t.after(() => client.endAsync());
+    const target = new URL(url);
+    const relay = await tcpRelay(target.hostname, Number(target.port || 1883));
+    t.after(() => relay.close());
+    const relayed = new URL(url);
+    relayed.host = `127.0.0.1:${relay.port}`;
+    const sink = new MqttSink(config(relayed.toString(), { topic, protocolVersion: 5, qos: 1 }), context);
+    t.after(() => sink.close());
+    await sink.connect(signal());
+    const count = 400;
+    // About half the batch reaches the broker; the rest is held back until the connection is cut.
+    relay.holdAfter(200 * 1100);
+    const sending = sink.sendBatch(numbered(count, 1024), signal());
+    await until(() => numbers.length > 0, 'the first message at the subscriber', [messagesOf(client)]);
+    relay.cut();
+    const results = await withTimeout(sending, WAIT_MS, 'the batch results');
+    const firstFailed = results.findIndex((result) => !result.ok);
+    assert.ok(firstFailed >= 0 && firstFailed < count, 'the unacknowledged messages failed');
+    for (const result of results.slice(firstFailed))
+      assert.ok(!result.ok && result.error instanceof NotConnectedError, String(!result.ok && result.error));
+    await until(() => numbers.length >= firstFailed, 'every acknowledged message at the subscriber', [
+      messagesOf(client),
+    ]);
+    assert.deepEqual(numbers, [...Array(numbers.length).keys()], 'what arrived is a prefix, in order');
+    assert.ok(numbers.length < count, `${numbers.length} of ${count} arrived`);
   },
   TIMEOUT,
 );
