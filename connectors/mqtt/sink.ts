@@ -194,7 +194,7 @@ export class MqttSink implements Sink {
         session.unacked.push(outcome);
         void outcome.then(() => {
           const index = session.unacked.indexOf(outcome);
-          if (index >= 0) session.unacked.splice(index, 1);
+          if (index >= 0) void session.unacked.splice(index, 1);
         });
       }
     } finally {
