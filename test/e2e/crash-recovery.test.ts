@@ -25,6 +25,7 @@ import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/crash-worker.ts', import.meta.url));
@@ -343,10 +344,7 @@ test(
     const dir = await mkdtemp(join(tmpdir(), 'crash-exactly-once-kafka-'));
     await mkdir(join(dir, 'facts'));
     try {
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
       // A transaction per message is slower than a store commit: longer runs for as many kills.
       const runs = await killRounds(
         t,
@@ -455,10 +453,7 @@ test(
     await mkdir(join(dir, 'facts'));
     try {
       await setup.assertQueue(queue, { durable: true });
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
       const route = { url, queue, brokers, topic };
       const publisher = await publishUntilStopped(url, queue);
       let sent: string[] = [];
