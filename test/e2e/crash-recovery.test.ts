@@ -42,8 +42,9 @@ const DRAIN_TIMEOUT_MS = 30_000;
 /**
  * A drain that sends to Kafka through a transactional sink. On a newly formatted Kafka 4.1 the
  * transaction a killed producer left open is ended by its timeout (the sink's transactionTimeout,
- * 60 s), not when the restarted producer fences it, and the sink's sends wait for that meanwhile
- * (docs/bridges.md, "Where exactly-once ends").
+ * 10 s in the workers, 60 s by default), not when the restarted producer fences it, and the sink's
+ * sends wait for that meanwhile (docs/bridges.md, "Where exactly-once ends"). A bound, not a wait:
+ * a drain ends as soon as the target has everything.
  */
 const KAFKA_DRAIN_TIMEOUT_MS = 150_000;
 
