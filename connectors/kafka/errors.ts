@@ -143,3 +143,50 @@ export function classifyConnectionError(error: unknown, doing: string): Error {
     return new NotConnectedError(message, { cause: error });
   return new BackOffError(message, undefined, { cause: error });
 }
+
+/**
+ * What a broker answers for a few seconds after it started (a freshly formatted KRaft broker
+ * most of all) or right after a topic was made, before the controller's news reached every
+ * broker: the topic or its leaders not known yet, the controller moved, a request that timed out.
+ * A topic creation that meets one of these is tried again; anywhere else
+ * `UNKNOWN_TOPIC_OR_PARTITION` still means a wrong topic.
+ */
+const SETTLING_TYPES = new Set([
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_LEADER_FOR_PARTITION',
+  'NOT_CONTROLLER',
+  'REQUEST_TIMED_OUT',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'GROUP_LOAD_IN_PROGRESS',
+  'PREFERRED_LEADER_NOT_AVAILABLE',
+]);
+/** kafkajs's own names for the same: metadata not loaded yet, the wait for leaders ran out. */
+const SETTLING_NAMES = new Set([
+  'KafkaJSMetadataNotLoaded',
+  'KafkaJSTopicMetadataNotLoaded',
+  'KafkaJSTimeout',
+]);
+
+/**
+ * Whether a failed topic creation (`admin.createTopics`, with its wait for leaders) is worth
+ * trying again after a pause: it met one of the answers of a broker that is still settling, and
+ * nothing that only an operator can fix (a refused name, policy or permission, which wins).
+ */
+export function isSettlingTopicError(error: unknown): boolean {
+  if (isTyped(error)) return false;
+  const errors = chain(error);
+  const permanent = errors.some(
+    (e) =>
+      (typeof e.type === 'string' &&
+        e.type !== 'UNKNOWN_TOPIC_OR_PARTITION' &&
+        CONFIGURATION_TYPES.has(e.type)) ||
+      (typeof e.name === 'string' && CONFIGURATION_NAMES.has(e.name)),
+  );
+  if (permanent) return false;
+  return errors.some(
+    (e) =>
+      (typeof e.type === 'string' && SETTLING_TYPES.has(e.type)) ||
+      (typeof e.name === 'string' && SETTLING_NAMES.has(e.name)),
+  );
+}

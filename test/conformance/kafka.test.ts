@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import { resolveConfig } from '../../src/spi/index.js';
 import { kafkaConnector, type KafkaConfig } from '../../connectors/kafka/index.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { conformanceSuite } from './suite.js';
 
@@ -24,10 +25,7 @@ conformanceSuite('kafka', {
     const admin = new Kafka({ clientId: 'conformance-admin', brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     try {
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: partitions, replicationFactor: 1 }]);
     } finally {
       await admin.disconnect();
     }

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { connect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, connected, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { runCli, workspace } from './gateway-harness.js';
 
@@ -65,7 +66,7 @@ test(
     });
     await (await connection.createChannel()).assertQueue(queue, { durable: false });
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+    await createKafkaTopics(admin, [{ topic }]);
 
     const result = await runCli(['check', '--connect', space.path('good.yaml')], space.dir, {
       AMQP_URL: rabbit.url,

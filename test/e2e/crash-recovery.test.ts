@@ -25,6 +25,7 @@ import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/crash-worker.ts', import.meta.url));
@@ -41,8 +42,9 @@ const DRAIN_TIMEOUT_MS = 30_000;
 /**
  * A drain that sends to Kafka through a transactional sink. On a newly formatted Kafka 4.1 the
  * transaction a killed producer left open is ended by its timeout (the sink's transactionTimeout,
- * 60 s), not when the restarted producer fences it, and the sink's sends wait for that meanwhile
- * (docs/bridges.md, "Where exactly-once ends").
+ * 10 s in the workers, 60 s by default), not when the restarted producer fences it, and the sink's
+ * sends wait for that meanwhile (docs/bridges.md, "Where exactly-once ends"). A bound, not a wait:
+ * a drain ends as soon as the target has everything.
  */
 const KAFKA_DRAIN_TIMEOUT_MS = 150_000;
 
@@ -343,10 +345,7 @@ test(
     const dir = await mkdtemp(join(tmpdir(), 'crash-exactly-once-kafka-'));
     await mkdir(join(dir, 'facts'));
     try {
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
       // A transaction per message is slower than a store commit: longer runs for as many kills.
       const runs = await killRounds(
         t,
@@ -455,10 +454,7 @@ test(
     await mkdir(join(dir, 'facts'));
     try {
       await setup.assertQueue(queue, { durable: true });
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 2, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 2, replicationFactor: 1 }]);
       const route = { url, queue, brokers, topic };
       const publisher = await publishUntilStopped(url, queue);
       let sent: string[] = [];

@@ -3,7 +3,9 @@
  * README's quick start as written (the gateway with `npm start`, then each `npx jms-gateway` line
  * and the metrics line), a second build, then `npm pack` and the tarball installed into an empty
  * folder, where `jms-gateway --version` runs. Slow by nature (an install with a native module):
- * everything runs from the local npm cache, and everything it creates is removed.
+ * everything runs from the local npm cache, better-sqlite3's native module comes as the prebuilt
+ * binary its install script looks for (made from this checkout's build, as a user's install
+ * downloads one) rather than compiled from source, and everything it creates is removed.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -63,6 +65,26 @@ function npxCacheEntry(folder: string): string {
   return join(homedir(), '.npm', '_npx', hash);
 }
 
+/**
+ * better-sqlite3's install (`prebuild-install || node-gyp rebuild`) takes a prebuilt binary from
+ * the folder `npm_config_better_sqlite3_local_prebuilds` names, as it would take the one it
+ * downloads, instead of compiling SQLite (minutes of both cores). This writes that folder, under
+ * `space`, with this checkout's own build of the module, for this Node's ABI, platform and
+ * architecture, and returns the environment that points the install at it; without a build here
+ * (none made yet), none: the install compiles as before.
+ */
+async function prebuiltSqlite(space: string): Promise<Record<string, string>> {
+  const module = join(repositoryRoot, 'node_modules', 'better-sqlite3');
+  const binary = join(module, 'build', 'Release', 'better_sqlite3.node');
+  if (!(await stat(binary).catch(() => undefined))?.isFile()) return {};
+  const { version } = JSON.parse(await readFile(join(module, 'package.json'), 'utf8')) as { version: string };
+  const folder = join(space, 'prebuilds');
+  await mkdir(folder);
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  await sh(`tar -czf "${join(folder, name)}" build/Release/better_sqlite3.node`, module);
+  return { npm_config_better_sqlite3_local_prebuilds: folder };
+}
+
 async function isExecutable(path: string): Promise<boolean> {
   return ((await stat(path)).mode & 0o111) !== 0;
 }
@@ -118,7 +140,7 @@ test(
     });
 
     await sh(`git clone --quiet "${repositoryRoot}" "${clone}"`, space);
-    await sh(`npm install ${OFFLINE.join(' ')}`, clone);
+    await sh(`npm install ${OFFLINE.join(' ')}`, clone, cleanEnv(await prebuiltSqlite(space)));
     const pkg = JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')) as {
       version: string;
       bin: Record<string, string>;

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { connect as amqpConnect, type ConsumeMessage } from 'amqplib';
 import { connectAsync, type IPublishPacket } from 'mqtt';
 import { amqpBroker, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
-import { kafkaClient } from '../helpers/kafka-topics.js';
+import { createKafkaTopics, kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   bridgeView,
@@ -163,7 +163,7 @@ test(
     let gateway: RunningGateway | undefined;
     try {
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic: kafkaTopic, numPartitions: 1 }], waitForLeaders: true });
+      await createKafkaTopics(admin, [{ topic: kafkaTopic, numPartitions: 1 }]);
       await producer.connect();
       gateway = await startGateway('gateway.yaml', space.dir, { MQTT_URL: mqtt.url });
       const running = gateway;

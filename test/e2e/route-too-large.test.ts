@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
-import { kafkaClient } from '../helpers/kafka-topics.js';
+import { createKafkaTopics, kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   bridgeView,
@@ -90,7 +90,7 @@ test(
     let gateway: RunningGateway | undefined;
     try {
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 1 }]);
       await channel.assertQueue(queue, { durable: false });
       gateway = await startGateway('gateway.yaml', space.dir, { AMQP_URL: amqp.url });
       const running = gateway;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { connect } from 'amqplib';
 import { amqpBroker, kafkaBroker } from '../helpers/brokers.js';
-import { kafkaClient } from '../helpers/kafka-topics.js';
+import { createKafkaTopics, kafkaClient } from '../helpers/kafka-topics.js';
 import {
   adminJson,
   eventually,
@@ -98,13 +98,10 @@ test(
     let gateway: RunningGateway | undefined;
     try {
       await admin.connect();
-      await admin.createTopics({
-        topics: [
-          { topic: topics.eu, numPartitions: 3, replicationFactor: 1 },
-          { topic: topics.us, numPartitions: 3, replicationFactor: 1 },
-        ],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [
+        { topic: topics.eu, numPartitions: 3, replicationFactor: 1 },
+        { topic: topics.us, numPartitions: 3, replicationFactor: 1 },
+      ]);
       await channel.assertQueue(queue, { durable: false, autoDelete: false });
 
       const running = await startGateway('gateway.yaml', space.dir, { AMQP_URL: amqp.url });

@@ -57,13 +57,15 @@ process.on('unhandledRejection', (error) => {
   process.exit(1);
 });
 
+// transactionTimeout 10 s (default 60 s): a newly formatted Kafka ends the transaction a killed
+// producer left open only by its timeout, and the restarted sink's sends wait for that.
 const targetYaml =
   target === 'internal'
     ? '{ type: jms, destination: queue://out }'
     : `{ type: kafka, brokers: [${brokers!
         .split(',')
         .map((b) => `'${b}'`)
-        .join(', ')}], topic: '${topic}', retries: 2 }`;
+        .join(', ')}], topic: '${topic}', retries: 2, transactionTimeout: 10000 }`;
 const yaml = [
   'store:',
   `  path: '${join(dir, 'store')}'`,

@@ -74,7 +74,9 @@ const yaml = [
   '    duplicateWindow: { maxEntries: 20000 }',
   '  - name: kafka-out',
   '    source: { type: jms, destination: queue://mid }',
-  `    target: { type: kafka, brokers: [${kafkaBrokers}], topic: '${topic}', key: { from: property, name: grp }, retries: 2 }`,
+  // transactionTimeout 10 s (default 60 s): a newly formatted Kafka ends the transaction a killed
+  // producer left open only by its timeout, and the restarted sink's sends wait for that.
+  `    target: { type: kafka, brokers: [${kafkaBrokers}], topic: '${topic}', key: { from: property, name: grp }, retries: 2, transactionTimeout: 10000 }`,
   '    qos: exactly-once',
   '    ordering: key',
   '    orderingProperty: grp',

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
-import type { Admin } from 'kafkajs';
+import type { Admin, ITopicConfig } from 'kafkajs';
 import { resolveConfig } from '../../src/spi/index.js';
 import { kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { createTopicsRetrying } from '../../connectors/kafka/create-topic.js';
 import type { KafkaConfig } from '../../connectors/kafka/index.js';
 import { uniqueName } from './names.js';
 
@@ -42,6 +43,17 @@ export function kafkaEndpoint(
   return config!;
 }
 
+/**
+ * Makes `topics` and waits for their leaders, as `admin.createTopics({ topics, waitForLeaders:
+ * true })` does, but asks again with backoff while the broker answers as one still settling (a
+ * freshly formatted Kafka says UNKNOWN_TOPIC_OR_PARTITION for a few seconds, more so when two
+ * files make topics at once): the connector's own retry, so a test never fails on it. Resolves
+ * whether the topics were made.
+ */
+export function createKafkaTopics(admin: Admin, topics: ITopicConfig[]): Promise<boolean> {
+  return createTopicsRetrying(admin, topics);
+}
+
 /** Where and how `withKafkaTopic` makes its topic. */
 export interface KafkaTopicOptions {
   readonly brokers: readonly string[];
@@ -62,17 +74,14 @@ export async function withKafkaTopic(
   const admin = kafkaClient(options.brokers, options.prefix).admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      topics: [
-        {
-          topic,
-          numPartitions: options.partitions,
-          replicationFactor: 1,
-          configEntries: options.configEntries ?? [],
-        },
-      ],
-      waitForLeaders: true,
-    });
+    await createKafkaTopics(admin, [
+      {
+        topic,
+        numPartitions: options.partitions,
+        replicationFactor: 1,
+        configEntries: options.configEntries ?? [],
+      },
+    ]);
     await fn(topic, admin);
   } finally {
     if (options.groups) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import type { KafkaMessage } from 'kafkajs';
 import { brokerTest } from '../helpers/brokers.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
 
@@ -18,10 +19,7 @@ brokerTest(
     const consumer = kafka.consumer({ groupId });
     await admin.connect();
     try {
-      await admin.createTopics({
-        topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-        waitForLeaders: true,
-      });
+      await createKafkaTopics(admin, [{ topic, numPartitions: 1, replicationFactor: 1 }]);
       await producer.connect();
       await producer.send({ topic, messages: [{ key: 'k', value: body }] });
       await consumer.connect();

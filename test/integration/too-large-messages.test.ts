@@ -35,6 +35,7 @@ import { AmqpSink, amqpConnector } from '../../connectors/amqp/index.js';
 import { KafkaSink, kafkaConfigSchema } from '../../connectors/kafka/index.js';
 import { MqttSink, mqttConnector } from '../../connectors/mqtt/index.js';
 import { brokerTest } from '../helpers/brokers.js';
+import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
 
@@ -125,10 +126,7 @@ async function withKafkaTopic(
   }).admin();
   await admin.connect();
   try {
-    await admin.createTopics({
-      topics: [{ topic, numPartitions: 1, replicationFactor: 1, configEntries }],
-      waitForLeaders: true,
-    });
+    await createKafkaTopics(admin, [{ topic, numPartitions: 1, replicationFactor: 1, configEntries }]);
     await fn(topic);
   } finally {
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
