@@ -116,7 +116,7 @@ unit_seconds=$((SECONDS - started))
 # for a few seconds, more often when two files make topics at once; the connector and the tests
 # (test/helpers/kafka-topics.ts) ask again with backoff then. BROKER_TEST_CONCURRENCY=1 runs one
 # file at a time.
-brokers_concurrency=${BROKER_TEST_CONCURRENCY:-2}
+brokers_concurrency=${BROKER_TEST_CONCURRENCY:-1}
 started=$SECONDS
 phase brokers "$brokers_concurrency" test/integration test/e2e
 brokers_status=$?
