@@ -112,10 +112,10 @@ phase unit "${TEST_CONCURRENCY:-4}" test/unit
 unit_status=$?
 unit_seconds=$((SECONDS - started))
 
-# Two at a time by default. A fresh Kafka answers topic creations with UNKNOWN_TOPIC_OR_PARTITION
-# for a few seconds, more often when two files make topics at once; the connector and the tests
-# (test/helpers/kafka-topics.ts) ask again with backoff then. BROKER_TEST_CONCURRENCY=1 runs one
-# file at a time.
+# One at a time by default; BROKER_TEST_CONCURRENCY=2 runs two. A fresh Kafka answers topic
+# creations with UNKNOWN_TOPIC_OR_PARTITION for a few seconds, more often when two files make
+# topics at once; the connector and the tests (test/helpers/kafka-topics.ts) ask again with
+# backoff then.
 brokers_concurrency=${BROKER_TEST_CONCURRENCY:-1}
 started=$SECONDS
 phase brokers "$brokers_concurrency" test/integration test/e2e
