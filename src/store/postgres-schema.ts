@@ -135,7 +135,9 @@ export async function prepareSchema(client: ClientBase, schema: string, migrate:
           : `schema '${schema}' has store version ${from}, older than this gateway's (${POSTGRES_SCHEMA_VERSION}), and store.migrate is false: run 'jms-gateway store migrate' first`,
       );
     if (from < POSTGRES_SCHEMA_VERSION) {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      // Only when missing: a schema made beforehand for a role without CREATE on the database is used as is.
+      const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+      if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${s}`);
       for (const migration of MIGRATIONS) {
         if (migration.to <= from) continue;
         for (const statement of migration.statements(s)) await client.query(statement);
