@@ -13,6 +13,7 @@ import type { CommandRunner } from './command-runner.js';
 import { registerCompletion } from './completion.js';
 import { registerGatewayCommands } from './gateway-commands.js';
 import { registerSelectorCommands } from './selector-command.js';
+import { registerStoreCommands } from './store-commands.js';
 import { packageVersion } from './version.js';
 
 const PROGRAM_HELP = `
@@ -58,6 +59,7 @@ export function buildProgram(io: CliIo, version: string, exitWith: (code: number
   registerSelectorCommands(program, run, io);
   registerAdminCommands(program, run, io);
   registerBridgeCommands(program, run, io);
+  registerStoreCommands(program, run, io);
   registerCompletion(program, run, io);
   program
     .command('version')

@@ -83,9 +83,15 @@ export interface GatewayConfig {
   /** The file it came from, for logs. */
   readonly file: string;
   readonly store: {
+    readonly type: 'file' | 'memory' | 'postgres';
     readonly path: string;
     readonly memory: boolean;
     readonly synchronous: 'full' | 'normal';
+    /** With `type: postgres`; a secret. */
+    readonly url?: string;
+    readonly schema: string;
+    readonly migrate: boolean;
+    readonly connectAttempts: number;
   };
   readonly admin: { readonly enabled: boolean; readonly host: string; readonly port: number };
   readonly shutdown: { readonly deadlineMs: number };

@@ -128,6 +128,26 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     return store;
   }
 
+  /**
+   * Brings the schema to the current version (creating it if missing) without opening the store:
+   * `jms-gateway store migrate`. Refuses a foreign or newer schema as `open` does.
+   */
+  static async migrate(options: PostgresStoreOptions): Promise<{ location: string; from: number; to: number }> {
+    const url = checkPostgresUrl(options.url);
+    const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
+    const location = `${redactUrl(url)} schema ${schema}`;
+    const client = await connectWithRetry(url, location, options, options.logger ?? silentLogger);
+    try {
+      return { location, ...(await prepareSchema(client, schema, true)) };
+    } catch (error) {
+      if (error instanceof SchemaRefusal)
+        throw new StoreError('incompatible', location, `store ${location}: ${error.message}`);
+      throw postgresError('open', url, location, error, 'could not be migrated');
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
   get stats(): Readonly<PostgresStoreStats> {
     return { ...this.#stats };
   }
