@@ -570,24 +570,31 @@ const ORDERED_STEP = 5;
 function segmentsOf(operations: readonly EncodedOperation[]): Segment[] {
   const segments: Segment[] = [];
   let current: Segment | undefined;
-  /** Per row touched in the current segment: the latest step that touches it. */
+  /** Per row touched in the current segment (`m:id`, `r:backlog id`): the latest step that touches it. */
   let touched = new Map<string, number>();
+  /** Backlogs the current segment drops: a reference to one of them must come after the drop. */
+  let dropped = new Set<string>();
   const start = (): Segment => {
     current = { messages: [], addRefs: [], updateRefs: [], removeRefs: [], ordered: [] };
     touched = new Map();
+    dropped = new Set();
     segments.push(current);
     return current;
   };
   for (const operation of operations) {
-    const { step, keys } = placeOf(operation);
-    // Steps before the ordered one write one row per key in one statement: a key seen at this step
-    // or a later one must wait for the next segment. Ordered operations run in order anyway.
-    const conflicts = keys.some((key) => {
-      const seen = touched.get(key);
-      return seen !== undefined && (seen > step || (seen === step && step < ORDERED_STEP));
-    });
+    const { step, rows, backlog } = placeOf(operation);
+    // Steps before the ordered one write one row per key in one statement: a row seen at this step
+    // or a later one must wait for the next segment, and so must a reference to a dropped backlog.
+    // Ordered operations run in their order anyway.
+    const conflicts =
+      (step < ORDERED_STEP && backlog !== undefined && dropped.has(backlog)) ||
+      rows.some((key) => {
+        const seen = touched.get(key);
+        return seen !== undefined && (seen > step || (seen === step && step < ORDERED_STEP));
+      });
     const segment = !current || conflicts ? start() : current;
-    for (const key of keys) touched.set(key, Math.max(touched.get(key) ?? 0, step));
+    for (const key of rows) touched.set(key, Math.max(touched.get(key) ?? 0, step));
+    if (step === ORDERED_STEP && backlog !== undefined) dropped.add(backlog);
     switch (operation.op) {
       case 'addMessage':
         segment.messages.push(operation);
@@ -608,24 +615,28 @@ function segmentsOf(operations: readonly EncodedOperation[]): Segment[] {
   return segments;
 }
 
-/** The step an operation is written at, and the rows it touches. */
-function placeOf(operation: EncodedOperation): { step: number; keys: string[] } {
+/** The step an operation is written at, the rows it touches, and the backlog it refers to or drops. */
+function placeOf(operation: EncodedOperation): { step: number; rows: string[]; backlog?: string } {
   switch (operation.op) {
     case 'addMessage':
-      return { step: 1, keys: [`m:${operation.id}`] };
+      return { step: 1, rows: [`m:${operation.id}`] };
     case 'addRef':
-      return { step: 2, keys: [`r:${operation.backlog}\n${operation.id}`, `b:${operation.backlog}`] };
+      return { step: 2, rows: [`r:${operation.backlog}\n${operation.id}`], backlog: operation.backlog };
     case 'updateRef':
-      return { step: 3, keys: [`r:${operation.backlog}\n${operation.id}`, `b:${operation.backlog}`] };
+      return { step: 3, rows: [`r:${operation.backlog}\n${operation.id}`], backlog: operation.backlog };
     case 'removeRef':
       // Removing a reference may delete its message at the end: a later add of that id waits.
-      return { step: 4, keys: [`r:${operation.backlog}\n${operation.id}`, `b:${operation.backlog}`, `m:${operation.id}`] };
+      return {
+        step: 4,
+        rows: [`r:${operation.backlog}\n${operation.id}`, `m:${operation.id}`],
+        backlog: operation.backlog,
+      };
     case 'removeDestination':
-      return { step: ORDERED_STEP, keys: [`b:${operation.kind}://${operation.name}`, 'messages'] };
+      return { step: ORDERED_STEP, rows: [], backlog: `${operation.kind}://${operation.name}` };
     case 'removeSubscription':
-      return { step: ORDERED_STEP, keys: [`b:${operation.key}`, 'messages'] };
+      return { step: ORDERED_STEP, rows: [], backlog: operation.key };
     default:
-      return { step: ORDERED_STEP, keys: [] };
+      return { step: ORDERED_STEP, rows: [] };
   }
 }
 
