@@ -186,3 +186,35 @@ test('postgres store - a read-only database: sends fail and nothing is acknowled
     }
   }),
 );
+
+test('postgres store - operations on the same rows in one group keep their order (group commit)', { skip }, () =>
+  withSchema(async (schema) => {
+    const store = await PostgresStore.open({ url: PG_URL, schema });
+    try {
+      await store.recover();
+      const first = store.commit(addOps('ID:0', 100));
+      const message = new TextMessage('one');
+      message.setJMSMessageID('ID:1');
+      const group = [
+        store.commit([
+          { op: 'addMessage', id: 'ID:1', seq: 1, message },
+          { op: 'addRef', backlog: 'queue://q', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+          { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+        ]),
+        store.commit([{ op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 1, notBefore: 10 }]),
+        store.commit([{ op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 2, notBefore: 20 }]),
+        store.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]),
+        store.commit([{ op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 5, notBefore: 50 }]),
+        store.commit([{ op: 'removeRef', backlog: 'queue://a', id: 'ID:0' }]),
+      ];
+      await first;
+      await Promise.all(group);
+      assert.ok(store.stats.transactions < store.stats.commits, 'the commits shared transactions');
+      const refs = [...(await store.recover()).refs].map((r) => `${r.backlog} ${r.id} ${r.deliveryCount} ${r.notBefore}`);
+      assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
+      assert.equal(store.readMessage('ID:0'), undefined);
+    } finally {
+      await store.close();
+    }
+  }),
+);
