@@ -83,15 +83,16 @@ export interface GatewayConfig {
   /** The file it came from, for logs. */
   readonly file: string;
   readonly store: {
-    readonly type: 'file' | 'memory' | 'postgres';
+    /** Absent: the file store (or the memory store with `memory`). */
+    readonly type?: 'file' | 'memory' | 'postgres';
     readonly path: string;
     readonly memory: boolean;
     readonly synchronous: 'full' | 'normal';
-    /** With `type: postgres`; a secret. */
+    /** With `type: postgres`, as the next four; a secret. Absent ones take the store's defaults. */
     readonly url?: string;
-    readonly schema: string;
-    readonly migrate: boolean;
-    readonly connectAttempts: number;
+    readonly schema?: string;
+    readonly migrate?: boolean;
+    readonly connectAttempts?: number;
   };
   readonly admin: { readonly enabled: boolean; readonly host: string; readonly port: number };
   readonly shutdown: { readonly deadlineMs: number };

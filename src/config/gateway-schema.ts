@@ -448,9 +448,8 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
       type: {
         type: 'enum',
         values: ['file', 'memory', 'postgres'],
-        default: 'file',
         description:
-          "'file': the embedded file store at `path`; 'memory': nothing survives a restart (as `memory: true`); 'postgres': tables in a PostgreSQL schema (`url`, `schema`).",
+          "Default 'file' (or 'memory' with `memory: true`). 'file': the embedded file store at `path`; 'memory': nothing survives a restart (as `memory: true`); 'postgres': tables in a PostgreSQL schema (`url`, `schema`).",
       },
       url: {
         type: 'string',
@@ -460,24 +459,21 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
       },
       schema: {
         type: 'string',
-        default: 'jms_gateway',
         pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$',
         description:
-          'With `type: postgres`: the schema that holds the store\'s tables, created if missing; it must hold nothing else.',
+          'With `type: postgres`: the schema that holds the store\'s tables (default `jms_gateway`), created if missing; it must hold nothing else.',
       },
       migrate: {
         type: 'boolean',
-        default: true,
         description:
-          'With `type: postgres`: create the schema or apply pending migrations at start. false: start only on a schema at the current version (`jms-gateway store migrate` brings it there).',
+          'With `type: postgres`: create the schema or apply pending migrations at start (default true). false: start only on a schema at the current version (`jms-gateway store migrate` brings it there).',
       },
       connectAttempts: {
         type: 'integer',
         minimum: 1,
         maximum: 100,
-        default: 1,
         description:
-          'With `type: postgres`: connection attempts at start before the gateway gives up, with a doubling pause from 0.5 s (at most 10 s) between them.',
+          'With `type: postgres`: connection attempts at start (default 1) before the gateway gives up, with a doubling pause from 0.5 s (at most 10 s) between them.',
       },
       path: {
         type: 'string',

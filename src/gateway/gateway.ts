@@ -564,9 +564,9 @@ async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<
   if (config.store.type === 'postgres')
     return PostgresStore.open({
       url: config.store.url ?? '',
-      schema: config.store.schema,
-      migrate: config.store.migrate,
-      connectAttempts: config.store.connectAttempts,
+      ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
+      ...(config.store.migrate === undefined ? {} : { migrate: config.store.migrate }),
+      ...(config.store.connectAttempts === undefined ? {} : { connectAttempts: config.store.connectAttempts }),
       logger: logger.child({ component: 'store' }),
     });
   await mkdir(config.store.path, { recursive: true });
