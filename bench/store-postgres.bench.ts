@@ -140,12 +140,20 @@ try {
     }
     const ratio = jms!.rate / raw!.rate;
     printTable('PostgreSQL store: persistent 1 KB sends to a queue, messages/s', [
-      { ...jms!, 'messages per transaction': Math.round((TOTAL / Math.max(1, transactions)) * 10) / 10, 'vs limit': `${(ratio * 100).toFixed(1)}%` },
+      {
+        ...jms!,
+        'messages per transaction': Math.round((TOTAL / Math.max(1, transactions)) * 10) / 10,
+        'vs limit': `${(ratio * 100).toFixed(1)}%`,
+      },
       raw!,
     ]);
     printJson('store-postgres', { producers64: jms!.rate, producers64Raw: raw!.rate, ratio64: ratio });
-    target(`64 producers >= 60% of raw inserts batched the same way (got ${(ratio * 100).toFixed(1)}%)`, ratio >= 0.6);
+    target(
+      `64 producers >= 60% of raw inserts batched the same way (got ${(ratio * 100).toFixed(1)}%)`,
+      ratio >= 0.6,
+    );
   }
 } finally {
-  if (await reachable(URL_)) for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  if (await reachable(URL_))
+    for (const schema of schemas) await admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }

@@ -42,14 +42,18 @@ async function migrate(file: string, io: CliIo): Promise<number> {
     return 1;
   }
   if (config.store.type !== 'postgres' || config.store.memory) {
-    io.stderr(`store migrate: '${file}' has no PostgreSQL store (store.type is '${config.store.type ?? 'file'}'): nothing to migrate\n`);
+    io.stderr(
+      `store migrate: '${file}' has no PostgreSQL store (store.type is '${config.store.type ?? 'file'}'): nothing to migrate\n`,
+    );
     return 1;
   }
   try {
     const outcome = await PostgresStore.migrate({
       url: config.store.url ?? '',
       ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
-      ...(config.store.connectAttempts === undefined ? {} : { connectAttempts: config.store.connectAttempts }),
+      ...(config.store.connectAttempts === undefined
+        ? {}
+        : { connectAttempts: config.store.connectAttempts }),
     });
     io.stdout(
       outcome.from === outcome.to

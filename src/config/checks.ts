@@ -76,10 +76,14 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
 function checkStore(store: Plain, report: (path: string, message: string) => void): void {
   if (store.type === 'postgres') {
     if (typeof store.url !== 'string' || store.url === '')
-      report('store.url', "type 'postgres' needs a url: url: ${PG_URL} (postgres://user:password@host:5432/database)");
+      report(
+        'store.url',
+        "type 'postgres' needs a url: url: ${PG_URL} (postgres://user:password@host:5432/database)",
+      );
     else if (!/^postgres(ql)?:\/\//.test(store.url))
       report('store.url', 'the url must start with postgres:// or postgresql://');
-    if (store.memory === true) report('store.memory', "memory: true and type: 'postgres' contradict each other: keep one");
+    if (store.memory === true)
+      report('store.memory', "memory: true and type: 'postgres' contradict each other: keep one");
   } else if (store.url !== undefined) {
     report('store.url', "url is for type: 'postgres': set type: postgres, or remove url");
   }

@@ -461,7 +461,7 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         type: 'string',
         pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$',
         description:
-          'With `type: postgres`: the schema that holds the store\'s tables (default `jms_gateway`), created if missing; it must hold nothing else.',
+          "With `type: postgres`: the schema that holds the store's tables (default `jms_gateway`), created if missing; it must hold nothing else.",
       },
       migrate: {
         type: 'boolean',

@@ -566,7 +566,9 @@ async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<
       url: config.store.url ?? '',
       ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
       ...(config.store.migrate === undefined ? {} : { migrate: config.store.migrate }),
-      ...(config.store.connectAttempts === undefined ? {} : { connectAttempts: config.store.connectAttempts }),
+      ...(config.store.connectAttempts === undefined
+        ? {}
+        : { connectAttempts: config.store.connectAttempts }),
       logger: logger.child({ component: 'store' }),
     });
   await mkdir(config.store.path, { recursive: true });

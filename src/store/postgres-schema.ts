@@ -116,7 +116,11 @@ export interface SchemaOutcome {
  * Without `migrate`, a schema that is missing or older is refused (run `jms-gateway store
  * migrate`). Runs in one transaction under an advisory lock on the schema's name.
  */
-export async function prepareSchema(client: ClientBase, schema: string, migrate: boolean): Promise<SchemaOutcome> {
+export async function prepareSchema(
+  client: ClientBase,
+  schema: string,
+  migrate: boolean,
+): Promise<SchemaOutcome> {
   const s = quoted(schema);
   await client.query('BEGIN');
   try {
@@ -173,9 +177,9 @@ async function currentVersion(client: ClientBase, schema: string): Promise<numbe
   const foreign = tables.filter((name) => !STORE_TABLES.includes(name));
   const meta = tables.includes('meta')
     ? new Map(
-        (await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${quoted(schema)}.meta`)).rows.map(
-          (row) => [row.key, row.value],
-        ),
+        (
+          await client.query<{ key: string; value: string }>(`SELECT key, value FROM ${quoted(schema)}.meta`)
+        ).rows.map((row) => [row.key, row.value]),
       )
     : new Map<string, string>();
   if (meta.get('application') !== OWNER || foreign.length > 0)
@@ -185,6 +189,9 @@ async function currentVersion(client: ClientBase, schema: string): Promise<numbe
     );
   const version = Number(meta.get('schema'));
   if (!Number.isInteger(version) || version < 1)
-    throw new SchemaRefusal('foreign', `schema '${schema}' has no readable store version: give the store a schema of its own (store.schema)`);
+    throw new SchemaRefusal(
+      'foreign',
+      `schema '${schema}' has no readable store version: give the store a schema of its own (store.schema)`,
+    );
   return version;
 }

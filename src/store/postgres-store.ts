@@ -132,7 +132,9 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
    * Brings the schema to the current version (creating it if missing) without opening the store:
    * `jms-gateway store migrate`. Refuses a foreign or newer schema as `open` does.
    */
-  static async migrate(options: PostgresStoreOptions): Promise<{ location: string; from: number; to: number }> {
+  static async migrate(
+    options: PostgresStoreOptions,
+  ): Promise<{ location: string; from: number; to: number }> {
     const url = checkPostgresUrl(options.url);
     const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
     const location = `${redactUrl(url)} schema ${schema}`;
@@ -161,13 +163,11 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
         await client.query<{ kind: 'queue' | 'topic'; name: string; options: string }>(
           `SELECT kind, name, options FROM ${s}.destinations ORDER BY pos`,
         )
-      ).rows.map(
-        ({ kind, name, options }): DestinationRecord => ({
-          kind,
-          name,
-          options: this.#parseRecord(options, `destination '${kind}://${name}'`) as Record<string, unknown>,
-        }),
-      );
+      ).rows.map(({ kind, name, options }): DestinationRecord => ({
+        kind,
+        name,
+        options: this.#parseRecord(options, `destination '${kind}://${name}'`) as Record<string, unknown>,
+      }));
       const subscriptions = (
         await client.query<{
           key: string;
@@ -177,19 +177,21 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
           selector: string | null;
           no_local: boolean;
           shared: boolean;
-        }>(`SELECT key, topic, client_id, name, selector, no_local, shared FROM ${s}.subscriptions ORDER BY pos`)
-      ).rows.map(
-        (row): SubscriptionRecord => ({
-          key: row.key,
-          topic: row.topic,
-          clientId: row.client_id,
-          name: row.name,
-          selector: row.selector,
-          noLocal: row.no_local,
-          shared: row.shared,
-        }),
+        }>(
+          `SELECT key, topic, client_id, name, selector, no_local, shared FROM ${s}.subscriptions ORDER BY pos`,
+        )
+      ).rows.map((row): SubscriptionRecord => ({
+        key: row.key,
+        topic: row.topic,
+        clientId: row.client_id,
+        name: row.name,
+        selector: row.selector,
+        noLocal: row.no_local,
+        shared: row.shared,
+      }));
+      const max = await client.query<{ max: string | null }>(
+        `SELECT max(seq)::text AS max FROM ${s}.messages`,
       );
-      const max = await client.query<{ max: string | null }>(`SELECT max(seq)::text AS max FROM ${s}.messages`);
       const maxSeq = Number(max.rows[0]?.max ?? 0);
       this.#logger.info(
         { store: this.location, destinations: destinations.length, subscriptions: subscriptions.length },
@@ -197,7 +199,9 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
       );
       return { destinations, subscriptions, refs: this.#readRefs(), maxSeq };
     } catch (error) {
-      throw error instanceof StoreError ? error : postgresError('open', this.#url, this.location, error, 'could not be read');
+      throw error instanceof StoreError
+        ? error
+        : postgresError('open', this.#url, this.location, error, 'could not be read');
     }
   }
 
@@ -225,14 +229,45 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
         const rows = run(`FETCH ${this.#recoveryBatch} FROM recovered_refs`);
         if (rows.length === 0) break;
         for (const row of rows) {
-          const [backlog, id, deliveryCount, notBefore, seqText, bodyType, headers, properties, bodyText, bodyBytes] =
-            row as [string, string, number, string, string, string, string, string | null, string | null, unknown];
+          const [
+            backlog,
+            id,
+            deliveryCount,
+            notBefore,
+            seqText,
+            bodyType,
+            headers,
+            properties,
+            bodyText,
+            bodyBytes,
+          ] = row as [
+            string,
+            string,
+            number,
+            string,
+            string,
+            string,
+            string,
+            string | null,
+            string | null,
+            unknown,
+          ];
           const seq = Number(seqText);
           if (seq !== lastSeq || !message) {
-            ({ message, sender } = this.#decode(id, toSerialized(bodyType, headers, properties, bodyText, bodyBytes)));
+            ({ message, sender } = this.#decode(
+              id,
+              toSerialized(bodyType, headers, properties, bodyText, bodyBytes),
+            ));
             lastSeq = seq;
           }
-          const ref: RecoveredRef = { backlog, id, seq, deliveryCount, notBefore: Number(notBefore), message };
+          const ref: RecoveredRef = {
+            backlog,
+            id,
+            seq,
+            deliveryCount,
+            notBefore: Number(notBefore),
+            message,
+          };
           if (sender) ref.sender = sender;
           yield ref;
         }
@@ -274,7 +309,11 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
         [window],
       ),
     );
-    return (rows as [string, string, string][]).map(([id, seq, at]) => ({ id, seq: Number(seq), at: Number(at) }));
+    return (rows as [string, string, string][]).map(([id, seq, at]) => ({
+      id,
+      seq: Number(seq),
+      at: Number(at),
+    }));
   }
 
   recordForwardedIds(window: string, ids: readonly ForwardedId[], forgetThroughSeq?: number): Promise<void> {
@@ -296,9 +335,14 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     } catch (error) {
       this.#stats.failures++;
       return Promise.reject(
-        new StoreError('write', this.location, `store ${this.location} could not encode a message: ${(error as Error).message}`, {
-          cause: error,
-        }),
+        new StoreError(
+          'write',
+          this.location,
+          `store ${this.location} could not encode a message: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        ),
       );
     }
     return new Promise<void>((resolve, reject) => {
@@ -347,7 +391,13 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   }
 
   #fail(commits: readonly PendingCommit[], cause: unknown): void {
-    const error = postgresError('write', this.#url, this.location, cause, 'could not write; nothing of this commit was stored');
+    const error = postgresError(
+      'write',
+      this.#url,
+      this.location,
+      cause,
+      'could not write; nothing of this commit was stored',
+    );
     this.#logger.error(
       { store: this.location, commits: commits.length, code: error.sqliteCode, err: error.message },
       'store write failed',
@@ -399,7 +449,13 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
          SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::bigint[])
          ON CONFLICT (id, backlog) DO UPDATE SET seq = excluded.seq, delivery_count = excluded.delivery_count,
            not_before = excluded.not_before`,
-        [r.map((o) => o.id), r.map((o) => o.backlog), r.map((o) => o.seq), r.map((o) => o.deliveryCount), r.map((o) => o.notBefore)],
+        [
+          r.map((o) => o.id),
+          r.map((o) => o.backlog),
+          r.map((o) => o.seq),
+          r.map((o) => o.deliveryCount),
+          r.map((o) => o.notBefore),
+        ],
       );
     }
     if (segment.updateRefs.length > 0) {
@@ -408,7 +464,12 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
         `UPDATE ${s}.refs r SET delivery_count = u.delivery_count, not_before = u.not_before
          FROM unnest($1::text[], $2::text[], $3::integer[], $4::bigint[]) AS u(id, backlog, delivery_count, not_before)
          WHERE r.id = u.id AND r.backlog = u.backlog`,
-        [u.map((o) => o.id), u.map((o) => o.backlog), u.map((o) => o.deliveryCount), u.map((o) => o.notBefore)],
+        [
+          u.map((o) => o.id),
+          u.map((o) => o.backlog),
+          u.map((o) => o.deliveryCount),
+          u.map((o) => o.notBefore),
+        ],
       );
     }
     if (segment.removeRefs.length > 0) {
@@ -432,7 +493,10 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
           break;
         }
         case 'removeDestination':
-          await client.query(`DELETE FROM ${s}.destinations WHERE kind = $1 AND name = $2`, [operation.kind, operation.name]);
+          await client.query(`DELETE FROM ${s}.destinations WHERE kind = $1 AND name = $2`, [
+            operation.kind,
+            operation.name,
+          ]);
           await this.#dropBacklog(client, `${operation.kind}://${operation.name}`, released);
           break;
         case 'putSubscription': {
@@ -478,7 +542,10 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   }
 
   async #dropBacklog(client: pg.Client, backlog: BacklogKey, released: Set<string>): Promise<void> {
-    const dropped = await client.query<{ id: string }>(`DELETE FROM ${this.#s}.refs WHERE backlog = $1 RETURNING id`, [backlog]);
+    const dropped = await client.query<{ id: string }>(
+      `DELETE FROM ${this.#s}.refs WHERE backlog = $1 RETURNING id`,
+      [backlog],
+    );
     for (const { id } of dropped.rows) released.add(id);
   }
 
@@ -529,7 +596,11 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new StoreError('corrupt', this.location, `store ${this.location}: ${what} cannot be read: ${(error as Error).message}`);
+      throw new StoreError(
+        'corrupt',
+        this.location,
+        `store ${this.location}: ${what} cannot be read: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -540,7 +611,8 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   /** Writes what is queued, then closes both connections. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    if (this.#writing || this.#pending.length > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
+    if (this.#writing || this.#pending.length > 0)
+      await new Promise<void>((resolve) => this.#drained.push(resolve));
     this.#closed = true;
     await this.#reader.close();
     const writer = this.#writer;
@@ -642,7 +714,12 @@ function placeOf(operation: EncodedOperation): { step: number; rows: string[]; b
 
 function encode(operation: StoreOperation): EncodedOperation {
   if (operation.op !== 'addMessage') return operation;
-  return { op: 'addMessage', id: operation.id, seq: operation.seq, row: serializeMessage(operation.message, operation.sender) };
+  return {
+    op: 'addMessage',
+    id: operation.id,
+    seq: operation.seq,
+    row: serializeMessage(operation.message, operation.sender),
+  };
 }
 
 function toSerialized(
@@ -683,9 +760,18 @@ async function connectWithRetry(
       return client;
     } catch (error) {
       await client.end().catch(() => undefined);
-      const failure = postgresError('open', url, location, error, `could not connect (attempt ${attempt} of ${attempts})`);
+      const failure = postgresError(
+        'open',
+        url,
+        location,
+        error,
+        `could not connect (attempt ${attempt} of ${attempts})`,
+      );
       if (attempt >= attempts) throw failure;
-      logger.warn({ store: location, attempt, attempts, err: failure.message }, 'store connection failed, retrying');
+      logger.warn(
+        { store: location, attempt, attempts, err: failure.message },
+        'store connection failed, retrying',
+      );
       await sleep(pause);
       pause = Math.min(10_000, pause * 2);
     }

@@ -120,7 +120,11 @@ export class PostgresSyncReader {
     for (;;) {
       let reply = receiveMessageOnPort(this.#port);
       while (reply) {
-        const message = reply.message as { n: number; rows?: unknown[][]; error?: { message: string; code?: string } };
+        const message = reply.message as {
+          n: number;
+          rows?: unknown[][];
+          error?: { message: string; code?: string };
+        };
         if (message.n === n) return message;
         reply = receiveMessageOnPort(this.#port); // an answer to a request that timed out
       }

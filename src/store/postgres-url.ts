@@ -37,7 +37,8 @@ export function secretsOfUrl(url: string): string[] {
 /** `text` with every secret of `url` replaced by `***`. */
 export function scrubSecrets(text: string, url: string): string {
   let scrubbed = text;
-  for (const secret of secretsOfUrl(url)) if (secret.length > 0) scrubbed = scrubbed.split(secret).join('***');
+  for (const secret of secretsOfUrl(url))
+    if (secret.length > 0) scrubbed = scrubbed.split(secret).join('***');
   return scrubbed;
 }
 

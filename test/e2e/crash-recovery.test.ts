@@ -236,9 +236,16 @@ test(
       console.log(`crash recovery (postgres): ${summary}`);
       t.diagnostic(summary);
       assert.ok(result.sentQueue > 0 && result.sentTopic > 0, 'the load ran');
-      assert.deepEqual(result.lost.slice(0, 10), [], `lost ${result.lost.length} messages whose send had resolved`);
+      assert.deepEqual(
+        result.lost.slice(0, 10),
+        [],
+        `lost ${result.lost.length} messages whose send had resolved`,
+      );
       assert.deepEqual(result.resurrected.slice(0, 10), [], 'acknowledged or committed messages came back');
-      assert.ok(result.inDoubt <= ROUNDS * (2 + 5 + 1), `${result.inDoubt} messages in doubt is more than consumers hold`);
+      assert.ok(
+        result.inDoubt <= ROUNDS * (2 + 5 + 1),
+        `${result.inDoubt} messages in doubt is more than consumers hold`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
       await dropSchema(schema);

@@ -60,7 +60,8 @@ function storeError(kind: string, pattern: RegExp, not?: string) {
     assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
     assert.equal(error.kind, kind);
     assert.match(error.message, pattern);
-    if (not !== undefined) assert.ok(!error.message.includes(not), `the message shows '${not}': ${error.message}`);
+    if (not !== undefined)
+      assert.ok(!error.message.includes(not), `the message shows '${not}': ${error.message}`);
     return true;
   };
 }
@@ -70,7 +71,9 @@ test('postgres store - a new schema is created at the current version, and opens
     const store = await PostgresStore.open({ url: PG_URL, schema });
     await store.close();
     const meta = await adminQuery(`SELECT key, value FROM "${schema}".meta ORDER BY key`);
-    const values = Object.fromEntries(meta.rows.map((row: { key: string; value: string }) => [row.key, row.value]));
+    const values = Object.fromEntries(
+      meta.rows.map((row: { key: string; value: string }) => [row.key, row.value]),
+    );
     assert.equal(values.application, 'jms-gateway');
     assert.equal(values.schema, String(POSTGRES_SCHEMA_VERSION));
     const again = await PostgresStore.open({ url: PG_URL, schema, migrate: false });
@@ -78,26 +81,34 @@ test('postgres store - a new schema is created at the current version, and opens
   }),
 );
 
-test('postgres store - a foreign schema, a newer one, or a missing one without migrate is refused with a clear error', { skip }, () =>
-  withSchema(async (schema) => {
-    await assert.rejects(
-      PostgresStore.open({ url: PG_URL, schema, migrate: false }),
-      storeError('incompatible', /holds no store and store\.migrate is false: run 'jms-gateway store migrate'/),
-    );
-    await adminQuery(`CREATE SCHEMA "${schema}"`);
-    await adminQuery(`CREATE TABLE "${schema}".orders (id int)`);
-    await assert.rejects(
-      PostgresStore.open({ url: PG_URL, schema }),
-      storeError('incompatible', /is not a jms-gateway store \(it holds tables orders\)/),
-    );
-    await adminQuery(`DROP TABLE "${schema}".orders`);
-    (await PostgresStore.open({ url: PG_URL, schema }).then((store) => store.close()));
-    await adminQuery(`UPDATE "${schema}".meta SET value = $1 WHERE key = 'schema'`, [String(POSTGRES_SCHEMA_VERSION + 1)]);
-    await assert.rejects(
-      PostgresStore.open({ url: PG_URL, schema }),
-      storeError('incompatible', /newer than this gateway reads/),
-    );
-  }),
+test(
+  'postgres store - a foreign schema, a newer one, or a missing one without migrate is refused with a clear error',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      await assert.rejects(
+        PostgresStore.open({ url: PG_URL, schema, migrate: false }),
+        storeError(
+          'incompatible',
+          /holds no store and store\.migrate is false: run 'jms-gateway store migrate'/,
+        ),
+      );
+      await adminQuery(`CREATE SCHEMA "${schema}"`);
+      await adminQuery(`CREATE TABLE "${schema}".orders (id int)`);
+      await assert.rejects(
+        PostgresStore.open({ url: PG_URL, schema }),
+        storeError('incompatible', /is not a jms-gateway store \(it holds tables orders\)/),
+      );
+      await adminQuery(`DROP TABLE "${schema}".orders`);
+      await PostgresStore.open({ url: PG_URL, schema }).then((store) => store.close());
+      await adminQuery(`UPDATE "${schema}".meta SET value = $1 WHERE key = 'schema'`, [
+        String(POSTGRES_SCHEMA_VERSION + 1),
+      ]);
+      await assert.rejects(
+        PostgresStore.open({ url: PG_URL, schema }),
+        storeError('incompatible', /newer than this gateway reads/),
+      );
+    }),
 );
 
 test('postgres store - two gateways opening a new schema at once both find it made once', { skip }, () =>
@@ -107,45 +118,56 @@ test('postgres store - two gateways opening a new schema at once both find it ma
   }),
 );
 
-test('postgres store - a bad commit in a group is rejected alone; the others are stored (group commit)', { skip }, () =>
-  withSchema(async (schema) => {
-    const store = await PostgresStore.open({ url: PG_URL, schema });
-    try {
-      await store.recover();
-      // Held back by a first commit, so the next ones share a group; one of them breaks a constraint.
-      const first = store.commit(addOps('ID:0', 100));
-      const good1 = store.commit(addOps('ID:1', 1));
-      const bad = store.commit(addOps('ID:2', 1)); // same seq as ID:1: the primary key refuses it
-      const good2 = store.commit(addOps('ID:3', 3));
-      await first;
-      await good1;
-      await assert.rejects(bad, storeError('write', /nothing of this commit was stored/));
-      await good2;
-      const refs = [...(await store.recover()).refs].map((r) => r.id);
-      assert.deepEqual(refs, ['ID:1', 'ID:3', 'ID:0']);
-    } finally {
-      await store.close();
-    }
-  }),
+test(
+  'postgres store - a bad commit in a group is rejected alone; the others are stored (group commit)',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const store = await PostgresStore.open({ url: PG_URL, schema });
+      try {
+        await store.recover();
+        // Held back by a first commit, so the next ones share a group; one of them breaks a constraint.
+        const first = store.commit(addOps('ID:0', 100));
+        const good1 = store.commit(addOps('ID:1', 1));
+        const bad = store.commit(addOps('ID:2', 1)); // same seq as ID:1: the primary key refuses it
+        const good2 = store.commit(addOps('ID:3', 3));
+        await first;
+        await good1;
+        await assert.rejects(bad, storeError('write', /nothing of this commit was stored/));
+        await good2;
+        const refs = [...(await store.recover()).refs].map((r) => r.id);
+        assert.deepEqual(refs, ['ID:1', 'ID:3', 'ID:0']);
+      } finally {
+        await store.close();
+      }
+    }),
 );
 
-test('postgres store - nothing listening: a clear error after the configured attempts', { skip }, async () => {
-  const port = await closedPort();
-  const waits: number[] = [];
-  await assert.rejects(
-    PostgresStore.open({
-      url: `postgres://gateway:s3cret-pw@127.0.0.1:${port}/test`,
-      connectAttempts: 3,
-      connectBackoffMs: 100,
-      sleep: (ms) => {
-        waits.push(ms);
-        return Promise.resolve();
-      },
-    }),
-    storeError('open', /could not connect \(attempt 3 of 3\).*ECONNREFUSED.*is PostgreSQL running/, 's3cret-pw'),
-  );
-  assert.deepEqual(waits, [100, 200]);
-});
+test(
+  'postgres store - nothing listening: a clear error after the configured attempts',
+  { skip },
+  async () => {
+    const port = await closedPort();
+    const waits: number[] = [];
+    await assert.rejects(
+      PostgresStore.open({
+        url: `postgres://gateway:s3cret-pw@127.0.0.1:${port}/test`,
+        connectAttempts: 3,
+        connectBackoffMs: 100,
+        sleep: (ms) => {
+          waits.push(ms);
+          return Promise.resolve();
+        },
+      }),
+      storeError(
+        'open',
+        /could not connect \(attempt 3 of 3\).*ECONNREFUSED.*is PostgreSQL running/,
+        's3cret-pw',
+      ),
+    );
+    assert.deepEqual(waits, [100, 200]);
+  },
+);
 
 test('postgres store - an unknown user is refused without showing the password', { skip }, async () => {
   const url = new URL(PG_URL);
@@ -157,64 +179,86 @@ test('postgres store - an unknown user is refused without showing the password',
   );
 });
 
-test('postgres store - a read-only database: sends fail and nothing is acknowledged that was not stored', { skip }, () =>
-  withSchema(async (schema) => {
-    const role = `ro_${process.pid}_${Date.now()}`;
-    await adminQuery(`CREATE ROLE ${role} LOGIN`);
-    try {
-      const url = new URL(PG_URL);
-      url.username = role;
-      await adminQuery(`CREATE SCHEMA "${schema}" AUTHORIZATION ${role}`);
-      const store = await PostgresStore.open({ url: url.toString(), schema });
+test(
+  'postgres store - a read-only database: sends fail and nothing is acknowledged that was not stored',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const role = `ro_${process.pid}_${Date.now()}`;
+      await adminQuery(`CREATE ROLE ${role} LOGIN`);
+      try {
+        const url = new URL(PG_URL);
+        url.username = role;
+        await adminQuery(`CREATE SCHEMA "${schema}" AUTHORIZATION ${role}`);
+        const store = await PostgresStore.open({ url: url.toString(), schema });
+        try {
+          await store.recover();
+          await store.commit(addOps('ID:1', 1));
+          await adminQuery(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
+          // The setting applies to new sessions: end the store's, as a failover to a replica would.
+          await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [
+            role,
+          ]);
+          const results = await Promise.allSettled([
+            store.commit(addOps('ID:2', 2)),
+            store.commit(addOps('ID:3', 3)),
+          ]);
+          for (const result of results) assert.equal(result.status, 'rejected');
+          await assert.rejects(store.commit(addOps('ID:4', 4)), storeError('write', /read-only/));
+        } finally {
+          await store.close();
+        }
+        const stored = await adminQuery(`SELECT id FROM "${schema}".messages ORDER BY seq`);
+        assert.deepEqual(
+          stored.rows.map((row: { id: string }) => row.id),
+          ['ID:1'],
+        );
+      } finally {
+        await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await adminQuery(`DROP ROLE IF EXISTS ${role}`);
+      }
+    }),
+);
+
+test(
+  'postgres store - operations on the same rows in one group keep their order (group commit)',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const store = await PostgresStore.open({ url: PG_URL, schema });
       try {
         await store.recover();
-        await store.commit(addOps('ID:1', 1));
-        await adminQuery(`ALTER ROLE ${role} SET default_transaction_read_only = on`);
-        // The setting applies to new sessions: end the store's, as a failover to a replica would.
-        await adminQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, [role]);
-        const results = await Promise.allSettled([store.commit(addOps('ID:2', 2)), store.commit(addOps('ID:3', 3))]);
-        for (const result of results) assert.equal(result.status, 'rejected');
-        await assert.rejects(store.commit(addOps('ID:4', 4)), storeError('write', /read-only/));
+        const first = store.commit(addOps('ID:0', 100));
+        const message = new TextMessage('one');
+        message.setJMSMessageID('ID:1');
+        const group = [
+          store.commit([
+            { op: 'addMessage', id: 'ID:1', seq: 1, message },
+            { op: 'addRef', backlog: 'queue://q', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+            { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+          ]),
+          store.commit([
+            { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 1, notBefore: 10 },
+          ]),
+          store.commit([
+            { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 2, notBefore: 20 },
+          ]),
+          store.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]),
+          store.commit([
+            { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 5, notBefore: 50 },
+          ]),
+          store.commit([{ op: 'removeRef', backlog: 'queue://a', id: 'ID:0' }]),
+        ];
+        await first;
+        await Promise.all(group);
+        assert.ok(store.stats.transactions < store.stats.commits, 'the commits shared transactions');
+        const refs = [...(await store.recover()).refs].map(
+          (r) => `${r.backlog} ${r.id} ${r.deliveryCount} ${r.notBefore}`,
+        );
+        assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
+        assert.equal(store.readMessage('ID:0'), undefined);
       } finally {
         await store.close();
       }
-      const stored = await adminQuery(`SELECT id FROM "${schema}".messages ORDER BY seq`);
-      assert.deepEqual(stored.rows.map((row: { id: string }) => row.id), ['ID:1']);
-    } finally {
-      await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await adminQuery(`DROP ROLE IF EXISTS ${role}`);
-    }
-  }),
-);
-
-test('postgres store - operations on the same rows in one group keep their order (group commit)', { skip }, () =>
-  withSchema(async (schema) => {
-    const store = await PostgresStore.open({ url: PG_URL, schema });
-    try {
-      await store.recover();
-      const first = store.commit(addOps('ID:0', 100));
-      const message = new TextMessage('one');
-      message.setJMSMessageID('ID:1');
-      const group = [
-        store.commit([
-          { op: 'addMessage', id: 'ID:1', seq: 1, message },
-          { op: 'addRef', backlog: 'queue://q', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
-          { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
-        ]),
-        store.commit([{ op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 1, notBefore: 10 }]),
-        store.commit([{ op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 2, notBefore: 20 }]),
-        store.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]),
-        store.commit([{ op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 5, notBefore: 50 }]),
-        store.commit([{ op: 'removeRef', backlog: 'queue://a', id: 'ID:0' }]),
-      ];
-      await first;
-      await Promise.all(group);
-      assert.ok(store.stats.transactions < store.stats.commits, 'the commits shared transactions');
-      const refs = [...(await store.recover()).refs].map((r) => `${r.backlog} ${r.id} ${r.deliveryCount} ${r.notBefore}`);
-      assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
-      assert.equal(store.readMessage('ID:0'), undefined);
-    } finally {
-      await store.close();
-    }
-  }),
+    }),
 );

@@ -28,7 +28,10 @@ test('config - store type postgres takes url, schema, migrate and connectAttempt
 });
 
 test('config - a store without type is the file store at path, as before', () => {
-  const { config } = parseConfig('store: { path: ./somewhere }', 'gw.yaml', { registry: builtinRegistry, env: {} });
+  const { config } = parseConfig('store: { path: ./somewhere }', 'gw.yaml', {
+    registry: builtinRegistry,
+    env: {},
+  });
   assert.equal(config.store.type, undefined);
   assert.equal(config.store.path, './somewhere');
 });
@@ -39,7 +42,16 @@ test('config - a postgres store without url, with a url of another scheme, or a 
     problems('store: { type: postgres, url: "mysql://db/x" }').join('\n'),
     /store\.url: the url must start with postgres:\/\//,
   );
-  assert.match(problems('store: { type: postgres, url: "postgres://db/x", schema: "a-b" }').join('\n'), /store\.schema/);
-  assert.match(problems('store: { url: "postgres://db/x" }').join('\n'), /store\.url: url is for type: 'postgres'/);
-  assert.match(problems('store: { type: postgres, url: "postgres://db/x", connectAttempts: 0 }').join('\n'), /store\.connectAttempts/);
+  assert.match(
+    problems('store: { type: postgres, url: "postgres://db/x", schema: "a-b" }').join('\n'),
+    /store\.schema/,
+  );
+  assert.match(
+    problems('store: { url: "postgres://db/x" }').join('\n'),
+    /store\.url: url is for type: 'postgres'/,
+  );
+  assert.match(
+    problems('store: { type: postgres, url: "postgres://db/x", connectAttempts: 0 }').join('\n'),
+    /store\.connectAttempts/,
+  );
 });
