@@ -425,7 +425,7 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       0,
     ),
     duplicateWindow: object(
-      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file store, named after the bridge, so it survives a restart (into an engine destination, in the same commit as the message); in memory with `store.memory`. A Kafka target also rebuilds it from the topic at every connect.',
+      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file or PostgreSQL store, named after the bridge, so it survives a restart (into an engine destination, in the same commit as the message); in memory with `store.memory`. A Kafka target also rebuilds it from the topic at every connect.',
       {
         maxEntries: integer(
           'Most ids kept; the oldest is forgotten first. A Kafka target reads back this many of its last messages per partition at connect.',
