@@ -50,6 +50,12 @@ export interface PostgresStoreOptions {
   connectAttempts?: number;
   /** The first pause between connection attempts, ms. Default 500 (doubling, at most 10 s). */
   connectBackoffMs?: number;
+  /**
+   * How long to wait at open for another gateway's hold on the schema to end, ms (default 5000):
+   * one gateway per store, as with the file store. A killed gateway's hold ends when the server
+   * sees its connection close.
+   */
+  lockTimeoutMs?: number;
   /** Rows read per round trip while recovering. Default 500. */
   recoveryBatch?: number;
   logger?: EngineLogger;
@@ -82,6 +88,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   readonly location: string;
   readonly #url: string;
   readonly #s: string;
+  readonly #schema: string;
   readonly #logger: EngineLogger;
   readonly #reader: PostgresSyncReader;
   readonly #recoveryBatch: number;
@@ -96,6 +103,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   private constructor(url: string, schema: string, writer: pg.Client, options: PostgresStoreOptions) {
     this.#url = url;
     this.#s = quoted(schema);
+    this.#schema = schema;
     this.location = `${redactUrl(url)} schema ${schema}`;
     this.#writer = writer;
     this.#logger = options.logger ?? silentLogger;
@@ -122,6 +130,14 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
       if (error instanceof SchemaRefusal)
         throw new StoreError('incompatible', location, `store ${location}: ${error.message}`);
       throw postgresError('open', url, location, error, 'could not prepare its schema');
+    }
+    try {
+      await takeOwnership(client, schema, location, options.lockTimeoutMs ?? 5000, options.sleep);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error instanceof StoreError
+        ? error
+        : postgresError('open', url, location, error, 'could not be locked');
     }
     const store = new PostgresStore(url, schema, client, options);
     logger.info({ store: location }, 'store opened');
@@ -560,6 +576,14 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
       throw error;
     }
     client.on('error', () => this.#dropWriter(client));
+    try {
+      // The lock went with the lost connection: without it again, another gateway may own the
+      // store now, and this one must not write.
+      await takeOwnership(client, this.#schema, this.location, 0);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     this.#writer = client;
     return client;
   }
@@ -736,6 +760,35 @@ function toSerialized(
     body = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
   return { bodyType, headers, properties, body } as SerializedMessage;
+}
+
+/**
+ * Takes the schema's owner lock (a session advisory lock) on the writing connection, so two
+ * gateways never write one store; waits up to `timeoutMs` for another holder to let go. Every
+ * transaction runs on this connection, so while it lives the lock holds for each of them.
+ */
+async function takeOwnership(
+  client: pg.Client,
+  schema: string,
+  location: string,
+  timeoutMs: number,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const result = await client.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+      [`jms-gateway store owner ${schema}`],
+    );
+    if (result.rows[0]?.locked) return;
+    if (Date.now() >= deadline)
+      throw new StoreError(
+        'locked',
+        location,
+        `store ${location} is in use by another gateway: stop the other gateway or give this one another schema (store.schema)`,
+      );
+    await sleep(200);
+  }
 }
 
 function newClient(url: string, name: string): pg.Client {

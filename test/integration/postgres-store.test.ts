@@ -111,10 +111,15 @@ test(
     }),
 );
 
-test('postgres store - two gateways opening a new schema at once both find it made once', { skip }, () =>
+test('postgres store - three migrations of a new schema at once make it once (advisory lock)', { skip }, () =>
   withSchema(async (schema) => {
-    const stores = await Promise.all([1, 2, 3].map(() => PostgresStore.open({ url: PG_URL, schema })));
-    for (const store of stores) await store.close();
+    const outcomes = await Promise.all([1, 2, 3].map(() => PostgresStore.migrate({ url: PG_URL, schema })));
+    assert.deepEqual(outcomes.map((o) => o.from).sort(), [
+      0,
+      POSTGRES_SCHEMA_VERSION,
+      POSTGRES_SCHEMA_VERSION,
+    ]);
+    await (await PostgresStore.open({ url: PG_URL, schema, migrate: false })).close();
   }),
 );
 
@@ -257,6 +262,51 @@ test(
         );
         assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
         assert.equal(store.readMessage('ID:0'), undefined);
+      } finally {
+        await store.close();
+      }
+    }),
+);
+
+test(
+  'postgres store - a second gateway on a store in use is refused; after close it opens (one gateway per store)',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const first = await PostgresStore.open({ url: PG_URL, schema });
+      try {
+        await assert.rejects(
+          PostgresStore.open({ url: PG_URL, schema, lockTimeoutMs: 0 }),
+          storeError('locked', /is in use by another gateway/),
+        );
+      } finally {
+        await first.close();
+      }
+      const second = await PostgresStore.open({ url: PG_URL, schema, lockTimeoutMs: 0 });
+      await second.close();
+    }),
+);
+
+test(
+  'postgres store - a lost connection is made again, and the store keeps its hold on the schema',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const store = await PostgresStore.open({ url: PG_URL, schema });
+      try {
+        await store.recover();
+        await store.commit(addOps('ID:1', 1));
+        await adminQuery(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jms-gateway store'",
+        );
+        // The first commit after the loss may fail (its connection was cut); the next ones go through.
+        await store.commit(addOps('ID:2', 2)).catch(() => undefined);
+        await store.commit(addOps('ID:3', 3));
+        await assert.rejects(
+          PostgresStore.open({ url: PG_URL, schema, lockTimeoutMs: 0 }),
+          storeError('locked', /in use by another gateway/),
+        );
+        assert.ok(store.readMessage('ID:3'));
       } finally {
         await store.close();
       }
