@@ -5,7 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type MessageStore, type StoreOperation, TextMessage } from '../../src/index.js';
+import {
+  ConnectionFactory,
+  JmsEngine,
+  type MessageStore,
+  type StoreOperation,
+  TextMessage,
+} from '../../src/index.js';
+import { FakeClock } from '../helpers/fake-clock.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { StoreError } from '../../src/store/store-error.js';
@@ -310,5 +317,45 @@ test(
       } finally {
         await store.close();
       }
+    }),
+);
+
+test(
+  'postgres store - a full database: the persistent send fails, the message is never delivered, and sends work again once there is room',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const store = await PostgresStore.open({ url: PG_URL, schema });
+      const engine = await JmsEngine.open({ store, clock: new FakeClock() });
+      try {
+        const connection = new ConnectionFactory(engine).createConnection();
+        connection.start();
+        const session = connection.createSession();
+        const queue = session.createQueue('orders');
+        const producer = session.createProducer(queue);
+        await producer.send(new TextMessage('before'));
+        // What the server answers when its disk is full (SQLSTATE 53100), for every new message row.
+        await adminQuery(`CREATE FUNCTION "${schema}".disk_full() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`);
+        await adminQuery(
+          `CREATE TRIGGER disk_full BEFORE INSERT ON "${schema}".messages FOR EACH ROW EXECUTE FUNCTION "${schema}".disk_full()`,
+        );
+        await assert.rejects(
+          producer.send(new TextMessage('refused')),
+          storeError('write', /53100.*the database is full/),
+        );
+        await adminQuery(`DROP TRIGGER disk_full ON "${schema}".messages`);
+        await producer.send(new TextMessage('after'));
+        const consumer = session.createConsumer(queue);
+        const got: (string | null)[] = [];
+        for (let m = await consumer.receiveNoWait(); m !== null; m = await consumer.receiveNoWait())
+          got.push((m as TextMessage).getText());
+        assert.deepEqual(got, ['before', 'after']);
+        await connection.close();
+      } finally {
+        await engine.close();
+      }
+      const stored = await adminQuery(`SELECT count(*)::int AS n FROM "${schema}".messages`);
+      assert.equal(stored.rows[0].n, 0, 'both delivered and acknowledged: nothing left');
     }),
 );
