@@ -792,7 +792,8 @@ async function takeOwnership(
 }
 
 function newClient(url: string, name: string): pg.Client {
-  return new pg.Client({ connectionString: url, application_name: name });
+  // A server that does not answer (a dropped route) fails the attempt instead of hanging the start.
+  return new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 10_000 });
 }
 
 async function connectWithRetry(

@@ -20,7 +20,7 @@ let connecting;
 function connect() {
   if (client) return Promise.resolve(client);
   if (!connecting) {
-    const next = new pg.Client({ connectionString: url, application_name: 'jms-gateway store reader' });
+    const next = new pg.Client({ connectionString: url, application_name: 'jms-gateway store reader', connectionTimeoutMillis: 10000 });
     next.on('error', () => { if (client === next) client = undefined; });
     connecting = next.connect().then(
       () => { client = next; connecting = undefined; return next; },
