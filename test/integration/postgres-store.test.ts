@@ -356,6 +356,6 @@ test(
         await engine.close();
       }
       const stored = await adminQuery(`SELECT count(*)::int AS n FROM "${schema}".messages`);
-      assert.equal(stored.rows[0].n, 0, 'both delivered and acknowledged: nothing left');
+      assert.equal((stored.rows[0] as { n: number }).n, 0, 'both delivered and acknowledged: nothing left');
     }),
 );
