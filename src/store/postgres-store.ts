@@ -4,9 +4,10 @@
  * committed (PostgreSQL's own durability: `synchronous_commit` as the server has it, `on` by
  * default); a commit that fails rejects, and nothing of it stays applied.
  *
- * Group commit: one transaction is written at a time. Commits that arrive while it is written are
- * queued and all go into the next transaction, whose operations are written with array parameters
- * (`unnest`) so that one statement inserts or deletes the rows of many commits. If a group's
+ * Group commit: one transaction is written at a time. Commits made in the same tick, and those that
+ * arrive while a transaction is written, are queued and all go into the next transaction, whose
+ * operations are written with array parameters (`unnest`) so that one statement inserts or
+ * deletes the rows of many commits. If a group's
  * transaction fails, each of its commits is tried again in a transaction of its own, so a bad
  * commit fails alone and the others are stored.
  *
@@ -363,7 +364,12 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     }
     return new Promise<void>((resolve, reject) => {
       this.#pending.push({ operations: encoded, resolve, reject });
-      if (!this.#writing) void this.#writeLoop();
+      // Started on the next turn of the event loop, so commits made in the same tick share the
+      // first transaction too (while one is written, the loop picks up what arrived meanwhile).
+      if (!this.#writing) {
+        this.#writing = true;
+        setImmediate(() => void this.#writeLoop());
+      }
     });
   }
 
