@@ -359,3 +359,33 @@ test(
       assert.equal((stored.rows[0] as { n: number }).n, 0, 'both delivered and acknowledged: nothing left');
     }),
 );
+
+test(
+  'postgres store - the reading connection is made again after a loss: a paged-out body is read back',
+  { skip },
+  () =>
+    withSchema(async (schema) => {
+      const store = await PostgresStore.open({ url: PG_URL, schema });
+      try {
+        await store.recover();
+        await store.commit(addOps('ID:1', 1));
+        assert.equal((store.readMessage('ID:1') as TextMessage).getText(), 'ID:1');
+        await adminQuery(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jms-gateway store reader'",
+        );
+        // The read that meets the cut connection fails with a store error (the engine tries a paged
+        // body again); the next one connects anew.
+        let text: string | undefined;
+        for (let attempt = 0; attempt < 2 && text === undefined; attempt++) {
+          try {
+            text = (store.readMessage('ID:1') as TextMessage).getText();
+          } catch (error) {
+            assert.ok(error instanceof StoreError, String(error));
+          }
+        }
+        assert.equal(text, 'ID:1');
+      } finally {
+        await store.close();
+      }
+    }),
+);
