@@ -10,9 +10,9 @@ import { isTooLargeError } from '../../../../connectors/kafka/errors.js';
 const { KafkaJSProtocolError, KafkaJSNumberOfRetriesExceeded } = kafkajs;
 
 // kafkajs's record encoder, as it writes a record into a batch.
-const encodeRecord = createRequire(import.meta.url)('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (
-  record: object,
-) => { size(): number };
+const encodeRecord = createRequire(import.meta.url)(
+  'kafkajs/src/protocol/recordBatch/record/v0/index.js',
+) as (record: object) => { size(): number };
 
 const envelope = { clientId: 'c', topic: 't' };
 
@@ -32,7 +32,10 @@ test('kafka record chunks - a record is never counted smaller than kafkajs encod
     const encoded = encodeRecord({ ...one, offsetDelta, timestampDelta }).size();
     const counted = recordBytes(one, offsetDelta);
     assert.ok(counted >= encoded, `${size} bytes at ${offsetDelta}: counted ${counted} < encoded ${encoded}`);
-    assert.ok(counted - encoded <= 4, `${size} bytes at ${offsetDelta}: counted ${counted}, encoded ${encoded}`);
+    assert.ok(
+      counted - encoded <= 4,
+      `${size} bytes at ${offsetDelta}: counted ${counted}, encoded ${encoded}`,
+    );
   }
 });
 
