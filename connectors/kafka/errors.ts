@@ -31,14 +31,6 @@ const POISON_TYPES = new Set([
   'CORRUPT_MESSAGE',
 ]);
 
-/** The broker's answer to a record batch or request over its size limits. */
-const TOO_LARGE_TYPES = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
-
-/** Whether the broker refused a produce request as too large (for several records: it does not say which). */
-export function isTooLargeError(error: unknown): boolean {
-  return chain(error).some((e) => typeof e.type === 'string' && TOO_LARGE_TYPES.has(e.type));
-}
-
 /** Only an operator can fix these: wrong topic, credentials or permissions. */
 const CONFIGURATION_TYPES = new Set([
   'UNKNOWN_TOPIC_OR_PARTITION',

@@ -45,7 +45,7 @@ import type { ConnectorContext, Message, SendResult, Sink } from '../../src/spi/
 import type { ForwardedIdSeen, ForwardedIdsQuery } from '../../src/spi/index.js';
 import { createAdmin, createProducer, defaultClientId, disconnectFully } from './client.js';
 import { ensureTopic } from './create-topic.js';
-import { classifyConnectionError, classifySendError, isTooLargeError } from './errors.js';
+import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
 import { type RecordChunk, chunkRecords } from './record-chunks.js';
@@ -335,7 +335,10 @@ export class KafkaSink implements Sink {
     } catch (error) {
       const failure = this.#failure(session, items, error);
       if (failure === 'one by one') {
-        for (const item of items) await this.#produce(session, [item]);
+        for (const item of items) {
+          if (session.lost === undefined) await this.#produce(session, [item]);
+          else item.done({ ok: false, error: session.lost });
+        }
         return;
       }
       for (const item of items) item.done({ ok: false, error: failure });
@@ -343,31 +346,32 @@ export class KafkaSink implements Sink {
   }
 
   /**
-   * What a failed request of `records` means for them. A broker "too large" for several records
-   * does not say which: records of one partition are sent again one by one (the broker wrote
-   * none of them, so their sequence numbers are free); across partitions the broker may have
-   * written some partitions' batches, whose numbers kafkajs took back anyway, so the producer is
-   * given up and the records go alone next time. Poison of a lone record fails it alone; any
-   * other failure fails the request and gives up the producer, whose sequence state is unknown.
+   * What a failed request of `items` means for them. A broker's poison answer ("too large",
+   * invalid record) for several records does not say which: records of one partition are sent
+   * again one by one (the broker wrote none of them, so their sequence numbers are free); across
+   * partitions the broker may have written some partitions' batches, whose numbers kafkajs took
+   * back anyway, so the producer is given up and the records go alone after the reconnect. Poison
+   * of a lone record fails it alone; any other failure fails the request and gives up the
+   * producer, whose sequence state is unknown.
    */
   #failure(
     session: Session,
     items: ReadonlyArray<{ readonly record: KafkaMessage; readonly id: string | null }>,
     error: unknown,
   ): Error | 'one by one' {
-    if (items.length > 1 && isTooLargeError(error)) {
+    const reason = classifySendError(error, this.#config.topic);
+    if (isPoison(reason) && items.length === 1) return reason;
+    if (isPoison(reason)) {
       const partitions = new Set(items.map((item) => item.record.partition));
       if (partitions.size === 1 && !partitions.has(undefined)) return 'one by one';
       for (const item of items) if (item.id !== null) this.#suspects.add(item.id);
-      const reason = new NotConnectedError(
-        `kafka topic '${this.#config.topic}' refused a request of ${items.length} records as too large; they are sent one by one after the reconnect`,
+      const lost = new NotConnectedError(
+        `kafka topic '${this.#config.topic}' refused a request of ${items.length} records without saying which (${reason.message}); they are sent one by one after the reconnect`,
         { cause: error },
       );
-      this.#lose(session, reason);
-      return reason;
+      this.#lose(session, lost);
+      return lost;
     }
-    const reason = classifySendError(error, this.#config.topic);
-    if (items.length === 1 && isPoison(reason)) return reason;
     this.#lose(session, reason);
     return reason;
   }
@@ -378,48 +382,49 @@ export class KafkaSink implements Sink {
    * before the send, which fails alone.
    */
   #inTransaction(session: Session, prepared: readonly Prepared[]): Promise<SendResult[]> {
-    const run = session.transactions.then(async (): Promise<SendResult[]> => {
-      const results: SendResult[] = prepared.map((one) =>
-        one.error !== undefined ? { ok: false, error: one.error } : { ok: true },
-      );
-      const items = prepared.flatMap((one, index) =>
-        one.error === undefined ? [{ record: one.record, id: one.id, index }] : [],
-      );
-      if (items.length === 0) return results;
-      const fail = (error: Error): SendResult[] => {
-        for (const item of items) results[item.index] = { ok: false, error };
-        return results;
-      };
-      if (session.lost !== undefined) return fail(session.lost);
-      let transaction;
-      try {
-        transaction = await session.producer.transaction();
-        for (const chunk of this.#chunks(items))
-          await transaction.send(
-            this.#request(items.slice(chunk.start, chunk.end).map((item) => item.record)),
-          );
-        await transaction.commit();
-        for (const item of items) if (item.id !== null) this.#suspects.delete(item.id);
-        return results;
-      } catch (error) {
-        await transaction?.abort().catch(() => undefined);
-        const failure = this.#failure(session, items, error);
-        if (failure !== 'one by one') return fail(failure);
-      }
-      // The broker refused the batch as too large without saying which record: each alone, in
-      // its own transaction, finds it; the others commit one by one.
-      session.transactions = Promise.resolve();
-      for (const item of items) {
-        const [result] = await this.#inTransaction(session, [prepared[item.index]!]);
-        results[item.index] = result!;
-      }
-      return results;
-    });
+    const run = session.transactions.then(() => this.#transact(session, prepared));
     session.transactions = run.then(
       () => undefined,
       () => undefined,
     );
     return run;
+  }
+
+  /** One transaction of `prepared`, on the session's turn (see {@link KafkaSink.#inTransaction}). */
+  async #transact(session: Session, prepared: readonly Prepared[]): Promise<SendResult[]> {
+    const results: SendResult[] = prepared.map((one) =>
+      one.error !== undefined ? { ok: false, error: one.error } : { ok: true },
+    );
+    const items = prepared.flatMap((one, index) =>
+      one.error === undefined ? [{ record: one.record, id: one.id, index }] : [],
+    );
+    if (items.length === 0) return results;
+    const fail = (error: Error): SendResult[] => {
+      for (const item of items) results[item.index] = { ok: false, error };
+      return results;
+    };
+    if (session.lost !== undefined) return fail(session.lost);
+    let transaction;
+    try {
+      transaction = await session.producer.transaction();
+      for (const chunk of this.#chunks(items))
+        await transaction.send(this.#request(items.slice(chunk.start, chunk.end).map((item) => item.record)));
+      await transaction.commit();
+      for (const item of items) if (item.id !== null) this.#suspects.delete(item.id);
+      return results;
+    } catch (error) {
+      await transaction?.abort().catch(() => undefined);
+      const failure = this.#failure(session, items, error);
+      if (failure !== 'one by one') return fail(failure);
+    }
+    // The broker refused the batch as too large without saying which record: each alone, in its
+    // own transaction, finds it and commits the others, still on this batch's turn so no later
+    // batch comes in between.
+    for (const item of items) {
+      const [result] = await this.#transact(session, [prepared[item.index]!]);
+      results[item.index] = result!;
+    }
+    return results;
   }
 
   /** The produce requests for `records`; a suspect record goes in a request of its own. */

@@ -1,13 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import kafkajs from 'kafkajs';
 import type { Message as KafkaMessage } from 'kafkajs';
 import { chunkRecords, recordBytes } from '../../../../connectors/kafka/record-chunks.js';
 import { produceRequestBytes } from '../../../../connectors/kafka/size-limits.js';
-import { isTooLargeError } from '../../../../connectors/kafka/errors.js';
-
-const { KafkaJSProtocolError, KafkaJSNumberOfRetriesExceeded } = kafkajs;
 
 // kafkajs's record encoder, as it writes a record into a batch.
 const encodeRecord = createRequire(import.meta.url)(
@@ -89,16 +85,4 @@ test('kafka record chunks - every partition of a request counts its own batch he
   };
   assert.equal(chunkRecords(records, limits, () => 0).length, 1, 'one partition: one batch header');
   assert.equal(chunkRecords(records, limits, (i) => i).length, 2, 'two partitions: two headers do not fit');
-});
-
-test('kafka errors - a too-large answer is recognised through kafkajs wrappers, other answers are not', () => {
-  const tooLarge = (type: string): Error =>
-    new KafkaJSNumberOfRetriesExceeded(
-      new KafkaJSProtocolError({ message: type, type, code: 10, retriable: false } as unknown as Error),
-      { retryCount: 1, retryTime: 1 },
-    );
-  assert.equal(isTooLargeError(tooLarge('MESSAGE_TOO_LARGE')), true);
-  assert.equal(isTooLargeError(tooLarge('RECORD_LIST_TOO_LARGE')), true);
-  assert.equal(isTooLargeError(tooLarge('NOT_LEADER_FOR_PARTITION')), false);
-  assert.equal(isTooLargeError(new Error('boom')), false);
 });
