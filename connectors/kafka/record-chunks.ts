@@ -42,7 +42,7 @@ export function recordBytes(record: KafkaMessage, offsetDelta: number): number {
     if (value === undefined) continue;
     for (const one of Array.isArray(value) ? value : [value]) {
       count++;
-      headers += Encoder.sizeOfVarIntBytes(name) + Encoder.sizeOfVarIntBytes(one as Buffer | string);
+      headers += Encoder.sizeOfVarIntBytes(name) + Encoder.sizeOfVarIntBytes(one);
     }
   }
   const body =
