@@ -292,12 +292,13 @@ export class KafkaSink implements Sink {
 
   /**
    * Sends the queue, one produce request at a time. kafkajs 2.2.4 gives an idempotent request its
-   * sequence numbers when it is written and, when it fails, takes them back
-   * (`eosManager.updateSequence(..., -n)` in producer/sendMessages.js) for the next request to
-   * use: with two requests on their way, a second one could take the numbers of a first that the
-   * broker did write (a timeout), and the broker would drop it as a duplicate, losing records. So
-   * the sink keeps one request on the wire, and gives up the producer after a failure it cannot
-   * account for; records handed over meanwhile go in the next request.
+   * sequence numbers as it writes it and, when it fails, takes them back
+   * (`eosManager.updateSequence(..., -n)` in src/producer/sendMessages.js) for whichever request
+   * comes next: with two sends under way, the second (waiting on kafkajs's per-broker lock) would
+   * take the numbers of a first the broker did write (a timeout), and the broker would drop the
+   * second as a duplicate, losing its records. Only kafkajs's own retry of the same records may
+   * reuse them. So the sink keeps one request on the wire and gives up the producer after a
+   * failure it cannot account for; records handed over meanwhile go in the next request.
    */
   async #pump(session: Session): Promise<void> {
     if (session.sending) return;
