@@ -203,6 +203,31 @@ test(
 );
 
 test(
+  'kafka batch - a failed request fails every message of it and of the batches behind it, and the sink needs a reconnect (ORD-3)',
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    await withTopic(1, async (topic) => {
+      const sink = await openSink(endpoint(topic, { retries: 1, maxRequestBytes: 2_000 }));
+      try {
+        const admin = client().admin();
+        await admin.connect();
+        await admin.deleteTopics({ topics: [topic] });
+        await admin.disconnect();
+        const batches = [0, 1].map((b) =>
+          Array.from({ length: 30 }, (_, i) => text(`m-${b}-${i}`, `ID:f-${b}-${i}`)),
+        );
+        const results = await Promise.all(batches.map((batch) => sink.sendBatch(batch, signal())));
+        const failed = results.flat().filter((result) => !result.ok).length;
+        assert.equal(failed, 60, 'nothing of either batch is reported sent');
+        await assert.rejects(sink.sendBatch([text('later', 'ID:later')], signal()), NotConnectedError);
+      } finally {
+        await sink.close();
+      }
+    });
+  },
+);
+
+test(
   'kafka batch - one message over the topic limit fails alone as poison, the rest of its batch arrives (DLV-9)',
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {
