@@ -272,16 +272,19 @@ test(
       const batch = Array.from({ length: 300 }, (_, i) => text(`m-${i}`, `ID:eo-${i}`));
       try {
         assertAllOk(await sink.sendBatch(batch, signal()), 300);
-        // One transaction: its 300 records, then its commit marker; one per message would be 600.
-        assert.deepEqual(await endOffsets(topic), [301]);
-        const seen = await sink.forwardedIds({ maxEntries: 1000 }, signal());
-        assert.equal(seen?.length, 300, 'every record of the batch is marked as this sink sent it');
         await sink.send(text('end', 'ID:end'), signal());
+        // A read_committed reader sees 'end' only once its transaction's marker is written, and
+        // the batch's before it: every offset of the topic is then in place.
+        const records = await readUntil(topic, 'end');
+        assert.equal(records.length, 300);
+        // The batch's 300 records and one commit marker, then 'end' and its marker; one
+        // transaction per message would have taken 600 offsets for the batch.
+        assert.deepEqual(await endOffsets(topic), [300 + 1 + 2]);
+        const seen = await sink.forwardedIds({ maxEntries: 1000 }, signal());
+        assert.equal(seen?.length, 301, 'every record is marked as this sink sent it');
       } finally {
         await sink.close();
       }
-      const records = await readUntil(topic, 'end');
-      assert.equal(records.length, 300);
     });
   },
 );
