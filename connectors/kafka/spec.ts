@@ -301,7 +301,7 @@ const fields: Record<string, FieldSpec> = {
       'Sink: unacknowledged requests per broker connection. At most 5 with idempotence (the broker keeps 5 sequence windows); a transactional producer always uses 1 (it sends one transaction at a time). Default 1.',
   },
   transactionalId: optionalString(
-    "Sink: makes the producer transactional (each send, and each batch the bridge hands over, is one transaction; a restarted gateway fences its old producer; records carry a 'jms.forwardedBy' header, from which an exactly-once bridge rebuilds its duplicate window). Needs idempotent true. Default: 'jms-gateway-<bridge name>' on an exactly-once bridge, otherwise not transactional.",
+    "Sink: makes the producer transactional (each send, and each batch the bridge hands over, goes in one transaction; a restarted gateway fences its old producer; records carry a 'jms.forwardedBy' header, from which an exactly-once bridge rebuilds its duplicate window). Needs idempotent true. Default: 'jms-gateway-<bridge name>' on an exactly-once bridge, otherwise not transactional.",
   ),
   transactionTimeout: {
     type: 'integer',

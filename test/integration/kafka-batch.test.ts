@@ -203,6 +203,35 @@ test(
 );
 
 test(
+  'kafka batch - at exactly-once, batches handed over at once all commit, in order, none split over transactions (BRG-2, ORD-1)',
+  { skip: broker.skip, timeout: TEST_TIMEOUT },
+  async () => {
+    await withTopic(1, async (topic) => {
+      const bridge = uniqueName('batch-eo-many');
+      const sink = await openSink(endpoint(topic), { name: bridge, logger: silent, qos: 'exactly-once' });
+      const batches = Array.from({ length: 5 }, (_, b) =>
+        Array.from({ length: 100 }, (_, i) => text(`m-${b * 100 + i}`, `ID:eo-many-${b * 100 + i}`)),
+      );
+      try {
+        const results = await Promise.all(batches.map((batch) => sink.sendBatch(batch, signal())));
+        for (const result of results) assertAllOk(result, 100);
+        await sink.send(text('end', 'ID:end'), signal());
+        const records = await readUntil(topic, 'end');
+        assert.deepEqual(
+          records.map((record) => record.value?.toString('utf8')),
+          Array.from({ length: 500 }, (_, i) => `m-${i}`),
+        );
+        // Batches may share a transaction, a batch never takes two: at most one marker per batch.
+        const [end] = await endOffsets(topic);
+        assert.ok(end! >= 500 + 1 + 2 && end! <= 500 + 5 + 2, `end offset ${end}`);
+      } finally {
+        await sink.close();
+      }
+    });
+  },
+);
+
+test(
   'kafka batch - a failed request fails every message of it and of the batches behind it, and the sink needs a reconnect (ORD-3)',
   { skip: broker.skip, timeout: TEST_TIMEOUT },
   async () => {
