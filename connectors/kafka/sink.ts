@@ -20,8 +20,9 @@
  * takes the next), so the ordering rule applies per partition.
  *
  * With `transactionalId` — or on an exactly-once bridge, where it defaults to
- * `jms-gateway-<bridge name>` — each `send`, and each `sendBatch` as a whole, is one transaction,
- * committed before it resolves; read_committed consumers never see a record of a failed send, and a restarted
+ * `jms-gateway-<bridge name>` — each `send`, and each `sendBatch` as a whole, goes in one
+ * transaction (batches handed over while one commits share the next), committed before it
+ * resolves; read_committed consumers never see a record of a failed send, and a restarted
  * gateway's producer fences the previous one (aborting the transaction it left open). Each record
  * then carries the header `jms.forwardedBy` (the transactional id), so {@link KafkaSink.forwardedIds}
  * can read back which messages the topic holds from this sink: the bridge rebuilds its duplicate
