@@ -11,9 +11,18 @@
  * connect (`size-limits.ts`): a request over `socket.request.max.bytes` is not answered by Kafka
  * but by a closed connection, so it must not be sent at all.
  *
+ * Batches (`sendBatch`): the records are cut into produce requests (record-chunks.ts, at most
+ * `maxRequestBytes` of records each) and written with ONE request on the wire at a time per
+ * producer; batches handed over meanwhile join the next request, as the Java producer's
+ * accumulator does. A record over the size limits fails alone (poison) and the rest goes on.
+ * Every record gets its partition from the sink (the key's murmur2 hash, as kafkajs and the
+ * Java client compute it; keyless records of one batch stick to one partition, the next batch
+ * takes the next), so the ordering rule applies per partition.
+ *
  * With `transactionalId` — or on an exactly-once bridge, where it defaults to
- * `jms-gateway-<bridge name>` — each message is sent in its own transaction, committed before
- * `send` resolves; read_committed consumers never see a record of a failed send, and a restarted
+ * `jms-gateway-<bridge name>` — each `send`, and each `sendBatch` as a whole, goes in one
+ * transaction (batches handed over while one commits share the next), committed before it
+ * resolves; read_committed consumers never see a record of a failed send, and a restarted
  * gateway's producer fences the previous one (aborting the transaction it left open). Each record
  * then carries the header `jms.forwardedBy` (the transactional id), so {@link KafkaSink.forwardedIds}
  * can read back which messages the topic holds from this sink: the bridge rebuilds its duplicate
@@ -23,21 +32,24 @@
  * exactly-once rests on the runtime's duplicate detection by JMSMessageID, with the target as
  * the record of what was sent (see docs/bridges.md, "Where exactly-once ends").
  */
-import type { Producer, ProducerRecord } from 'kafkajs';
-import { CompressionTypes } from 'kafkajs';
+import type { Message as KafkaMessage, PartitionMetadata, Producer, ProducerRecord } from 'kafkajs';
+import kafkajs from 'kafkajs';
 import {
   EndpointConfigurationError,
   NotConnectedError,
+  OrderedBatches,
   PoisonMessageError,
+  isPoison,
   untilAborted,
 } from '../../src/spi/index.js';
-import type { ConnectorContext, Message, Sink } from '../../src/spi/index.js';
+import type { ConnectorContext, Message, SendResult, Sink } from '../../src/spi/index.js';
 import type { ForwardedIdSeen, ForwardedIdsQuery } from '../../src/spi/index.js';
 import { createAdmin, createProducer, defaultClientId, disconnectFully } from './client.js';
 import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
+import { type RecordChunk, chunkRecords } from './record-chunks.js';
 import {
   type KafkaSizeLimits,
   type RequestEnvelope,
@@ -46,11 +58,59 @@ import {
 } from './size-limits.js';
 import type { KafkaConfig } from './spec.js';
 
-/** A Kafka sink; see the module comment for what `send` guarantees. */
+// CommonJS exports the ESM loader does not see by name.
+const { CompressionTypes, Partitioners } = kafkajs;
+
+/**
+ * Batches the sink takes at once (see {@link Sink.maxBatchesInFlight}): as many as an idempotent
+ * producer's in-flight requests, so the runtime keeps a batch ready behind the one on the wire.
+ */
+const BATCHES_IN_FLIGHT = 5;
+
+/** A record ready to send, or why its message cannot be one. */
+type Prepared =
+  | { readonly record: KafkaMessage; readonly id: string | null; readonly error?: undefined }
+  | { readonly error: Error; readonly record?: undefined; readonly id?: undefined };
+
+/** A record waiting in the queue for its produce request (at-least-once). */
+interface Queued {
+  readonly record: KafkaMessage;
+  readonly id: string | null;
+  readonly signal: AbortSignal;
+  readonly done: (result: SendResult) => void;
+}
+
+/** One producer and what belongs to it; a new connect makes a new one. */
+interface Session {
+  readonly producer: Producer;
+  /** Applies the batch ordering rule to this producer's batches. */
+  readonly ordered: OrderedBatches;
+  /** The topic's partition count read at connect; undefined when it could not be read. */
+  readonly partitions: number | undefined;
+  /** Records handed over and not yet in a request, in order (at-least-once). */
+  readonly queue: Queued[];
+  /** A produce request is on the wire. */
+  sending: boolean;
+  /** Batches waiting for the next transaction, in the order they were handed over. */
+  readonly toCommit: Array<{
+    readonly prepared: readonly Prepared[];
+    readonly done: (results: SendResult[]) => void;
+  }>;
+  /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
+  transactions: Promise<void>;
+  /** A transaction is open or being committed. */
+  committing: boolean;
+  /** Why the producer was given up; set once. */
+  lost: Error | undefined;
+  /** The partition the next batch's keyless records go to. */
+  nextKeyless: number;
+}
+
+/** A Kafka sink; see the module comment for what `send` and `sendBatch` guarantee. */
 export class KafkaSink implements Sink {
   readonly #config: KafkaConfig;
   readonly #context: ConnectorContext;
-  #producer: Producer | undefined;
+  #session: Session | undefined;
   /** Set when the producer is transactional (configured, or defaulted for exactly-once). */
   readonly #transactionalId: string | undefined;
   /** What a record may weigh, checked before each send; empty when no limit is known. */
@@ -58,8 +118,14 @@ export class KafkaSink implements Sink {
   /** A limit could not be read: said once at warn, then at debug on every reconnect. */
   #limitsUnknownSaid = false;
   readonly #envelope: RequestEnvelope;
-  /** Transactions of one producer run one at a time (kafkajs allows one open transaction). */
-  #transactions: Promise<void> = Promise.resolve();
+  /**
+   * JMSMessageIDs of messages that were in a request the broker refused as too large without
+   * saying which record: each is sent in a request of its own next time, which finds the culprit.
+   */
+  readonly #suspects = new Set<string>();
+  readonly #partitioner = Partitioners.DefaultPartitioner();
+
+  readonly maxBatchesInFlight = BATCHES_IN_FLIGHT;
 
   constructor(config: KafkaConfig, context: ConnectorContext) {
     this.#config = config;
@@ -76,7 +142,7 @@ export class KafkaSink implements Sink {
 
   async connect(signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    if (this.#producer !== undefined) return;
+    if (this.#session !== undefined) return;
     if (this.#config.key.from === 'xpath' && this.#context.evaluateXPath === undefined) {
       throw new EndpointConfigurationError(
         `kafka sink for '${this.#config.topic}': key.from 'xpath' needs the bridge runtime's XPath evaluator, which it did not pass; set a property from the XPath on the route and use key.from 'property'`,
@@ -92,6 +158,8 @@ export class KafkaSink implements Sink {
       allowAutoTopicCreation: config.allowAutoTopicCreation,
       transactionTimeout: config.transactionTimeout,
       retry: { retries: config.retries },
+      // The sink gives every record its partition; kafkajs's default partitioner then keeps it.
+      createPartitioner: Partitioners.DefaultPartitioner,
       ...(this.#transactionalId !== undefined ? { transactionalId: this.#transactionalId } : {}),
     });
     try {
@@ -102,13 +170,26 @@ export class KafkaSink implements Sink {
       if (signal.aborted) throw signal.reason;
       throw classifyConnectionError(error, `connecting to kafka for topic '${config.topic}'`);
     }
+    let partitions: number | undefined;
     try {
       this.#limits = await this.#sizeLimits(signal);
+      partitions = config.partition === undefined ? await this.#partitionCount(signal) : undefined;
     } catch (error) {
       await disconnectFully(producer);
       throw error;
     }
-    this.#producer = producer;
+    this.#session = {
+      producer,
+      ordered: new OrderedBatches(),
+      partitions,
+      queue: [],
+      sending: false,
+      toCommit: [],
+      transactions: Promise.resolve(),
+      committing: false,
+      lost: undefined,
+      nextKeyless: partitions === undefined ? 0 : Math.floor(Math.random() * partitions),
+    };
     this.#context.logger.info(
       { topic: config.topic, transactional: this.#transactionalId !== undefined },
       'kafka sink connected',
@@ -131,36 +212,323 @@ export class KafkaSink implements Sink {
 
   async send(message: Message, signal: AbortSignal): Promise<void> {
     signal.throwIfAborted();
-    const producer = this.#producer;
-    if (producer === undefined)
-      throw new NotConnectedError(`kafka sink for '${this.#config.topic}' is not connected`);
-    const record = this.#record(message);
-    const kafkaMessage = record.messages[0];
-    if (kafkaMessage !== undefined)
-      checkRecordSize(kafkaMessage, message.getJMSMessageID(), this.#limits, this.#envelope);
-    try {
-      // An aborted send may still reach Kafka: the runtime treats it as failed and may send it
-      // again (at-least-once).
-      const sent =
-        this.#transactionalId === undefined
-          ? producer.send(record).then(() => undefined)
-          : this.#sendInTransaction(producer, record);
-      await untilAborted(sent, signal);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      const reason = classifySendError(error, this.#config.topic);
-      if (reason instanceof NotConnectedError) this.#drop(producer);
-      throw reason;
-    }
+    const session = this.#connected();
+    const [prepared] = this.#prepare(session, [message]);
+    if (prepared!.error !== undefined) throw prepared!.error;
+    // An aborted send may still reach Kafka: the runtime treats it as failed and may send it
+    // again (at-least-once).
+    const [result] = await untilAborted(this.#write(session, [prepared!], signal), signal);
+    if (!result!.ok) throw result!.error;
+  }
+
+  /**
+   * Sends the batch: one transaction for all of it when transactional, else its records join the
+   * queue of produce requests. A message that cannot become a record, or is over the size limits,
+   * fails alone (poison); the ordering rule is applied per partition by {@link OrderedBatches}.
+   */
+  async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    signal.throwIfAborted();
+    const session = this.#connected();
+    const turn = session.ordered.begin();
+    const prepared = this.#prepare(session, batch);
+    const results = await this.#write(session, prepared, signal);
+    return turn.finish(results, (index) => {
+      const partition = prepared[index]?.record?.partition;
+      return partition === undefined ? 'topic' : `partition ${partition}`;
+    });
   }
 
   async close(): Promise<void> {
-    const producer = this.#producer;
-    this.#producer = undefined;
-    if (producer === undefined) return;
-    await this.#transactions.catch(() => undefined);
-    await disconnectFully(producer);
+    const session = this.#session;
+    this.#session = undefined;
+    if (session === undefined) return;
+    this.#lose(session, new NotConnectedError(`kafka sink for '${this.#config.topic}' is closed`));
+    await session.transactions.catch(() => undefined);
+    await disconnectFully(session.producer);
     this.#context.logger.info({ topic: this.#config.topic }, 'kafka sink closed');
+  }
+
+  #connected(): Session {
+    const session = this.#session;
+    if (session === undefined || session.lost !== undefined)
+      throw new NotConnectedError(`kafka sink for '${this.#config.topic}' is not connected`);
+    return session;
+  }
+
+  /** Each message as a record with its partition, checked against the size limits. */
+  #prepare(session: Session, messages: readonly Message[]): Prepared[] {
+    const keyless = session.nextKeyless;
+    let keylessUsed = false;
+    const prepared = messages.map((message): Prepared => {
+      const id = message.getJMSMessageID();
+      try {
+        const record = this.#record(message);
+        checkRecordSize(record, id, this.#limits, this.#envelope);
+        if (record.partition === undefined && session.partitions !== undefined) {
+          if (record.key === null || record.key === undefined) {
+            record.partition = keyless;
+            keylessUsed = true;
+          } else {
+            record.partition = this.#partitioner({
+              topic: this.#config.topic,
+              partitionMetadata: partitionsOf(session.partitions),
+              message: record,
+            });
+          }
+        }
+        return { record, id };
+      } catch (error) {
+        return { error: error as Error };
+      }
+    });
+    if (keylessUsed && session.partitions !== undefined)
+      session.nextKeyless = (session.nextKeyless + 1) % session.partitions;
+    return prepared;
+  }
+
+  /** The results of the prepared records, one per record in order, once all are settled. */
+  async #write(session: Session, prepared: readonly Prepared[], signal: AbortSignal): Promise<SendResult[]> {
+    if (this.#transactionalId !== undefined) return this.#inTransaction(session, prepared);
+    const outcomes = prepared.map((one) =>
+      one.error !== undefined
+        ? Promise.resolve<SendResult>({ ok: false, error: one.error })
+        : new Promise<SendResult>((done) =>
+            session.queue.push({ record: one.record, id: one.id, signal, done }),
+          ),
+    );
+    void this.#pump(session);
+    return Promise.all(outcomes);
+  }
+
+  /**
+   * Sends the queue, one produce request at a time. kafkajs 2.2.4 gives an idempotent request its
+   * sequence numbers as it writes it and, when it fails, takes them back
+   * (`eosManager.updateSequence(..., -n)` in src/producer/sendMessages.js) for whichever request
+   * comes next: with two sends under way, the second (waiting on kafkajs's per-broker lock) would
+   * take the numbers of a first the broker did write (a timeout), and the broker would drop the
+   * second as a duplicate, losing its records. Only kafkajs's own retry of the same records may
+   * reuse them. So the sink keeps one request on the wire and gives up the producer after a
+   * failure it cannot account for; records handed over meanwhile go in the next request.
+   */
+  async #pump(session: Session): Promise<void> {
+    if (session.sending) return;
+    session.sending = true;
+    try {
+      while (session.queue.length > 0 && session.lost === undefined) {
+        const waiting = session.queue.filter((queued) => {
+          if (!queued.signal.aborted) return true;
+          queued.done({
+            ok: false,
+            error: new NotConnectedError('the send was aborted before the message was sent'),
+          });
+          return false;
+        });
+        session.queue.length = 0;
+        if (waiting.length === 0) break;
+        const items = waiting.slice(0, this.#chunks(waiting)[0]!.end);
+        session.queue.push(...waiting.slice(items.length));
+        await this.#produce(session, items);
+      }
+    } finally {
+      session.sending = false;
+    }
+    this.#failQueue(session);
+  }
+
+  /** Sends `items` as one produce request and settles them. */
+  async #produce(session: Session, items: readonly Queued[]): Promise<void> {
+    try {
+      await session.producer.send(this.#request(items.map((item) => item.record)));
+      for (const item of items) {
+        if (item.id !== null) this.#suspects.delete(item.id);
+        item.done({ ok: true });
+      }
+    } catch (error) {
+      const failure = this.#failure(session, items, error);
+      if (failure === 'one by one') {
+        for (const item of items) {
+          if (session.lost === undefined) await this.#produce(session, [item]);
+          else item.done({ ok: false, error: session.lost });
+        }
+        return;
+      }
+      for (const item of items) item.done({ ok: false, error: failure });
+    }
+  }
+
+  /**
+   * What a failed request of `items` means for them. A broker's poison answer ("too large",
+   * invalid record) for several records does not say which: records of one partition are sent
+   * again one by one (the broker wrote none of them, so their sequence numbers are free); across
+   * partitions the broker may have written some partitions' batches, whose numbers kafkajs took
+   * back anyway, so the producer is given up and the records go alone after the reconnect. Poison
+   * of a lone record fails it alone; any other failure fails the request and gives up the
+   * producer, whose sequence state is unknown.
+   */
+  #failure(
+    session: Session,
+    items: ReadonlyArray<{ readonly record: KafkaMessage; readonly id: string | null }>,
+    error: unknown,
+  ): Error | 'one by one' {
+    const reason = classifySendError(error, this.#config.topic);
+    if (isPoison(reason) && items.length === 1) return reason;
+    if (isPoison(reason)) {
+      const partitions = new Set(items.map((item) => item.record.partition));
+      if (partitions.size === 1 && !partitions.has(undefined)) return 'one by one';
+      for (const item of items) if (item.id !== null) this.#suspects.add(item.id);
+      const lost = new NotConnectedError(
+        `kafka topic '${this.#config.topic}' refused a request of ${items.length} records without saying which (${reason.message}); they are sent one by one after the reconnect`,
+        { cause: error },
+      );
+      this.#lose(session, lost);
+      return lost;
+    }
+    this.#lose(session, reason);
+    return reason;
+  }
+
+  /**
+   * Sends the prepared records (one `send` or one batch) in a transaction, committed before it
+   * resolves. When anything fails the transaction is aborted and every record of it fails (not
+   * sent), except poison found before the send, which fails alone.
+   *
+   * A batch is never split over transactions, but batches handed over while the previous
+   * transaction was being committed share the next one, as records share the next produce
+   * request at at-least-once: kafkajs allows one open transaction per producer, and each costs
+   * three round trips (AddPartitionsToTxn, Produce, EndTxn), which with one transaction per
+   * batch held exactly-once to under half the at-least-once rate. They commit or abort together.
+   */
+  #inTransaction(session: Session, prepared: readonly Prepared[]): Promise<SendResult[]> {
+    const results = new Promise<SendResult[]>((done) => session.toCommit.push({ prepared, done }));
+    if (!session.committing) {
+      session.committing = true;
+      session.transactions = this.#commitWaiting(session);
+    }
+    return results;
+  }
+
+  /** Runs transactions while batches wait for one, each taking every batch waiting then. */
+  async #commitWaiting(session: Session): Promise<void> {
+    try {
+      while (session.toCommit.length > 0) {
+        const group = session.toCommit.splice(0);
+        const all = group.flatMap((batch) => batch.prepared);
+        let results: SendResult[];
+        try {
+          results = await this.#transact(session, all);
+        } catch (error) {
+          results = all.map(() => ({ ok: false, error: error as Error }));
+        }
+        let start = 0;
+        for (const batch of group) {
+          batch.done(results.slice(start, start + batch.prepared.length));
+          start += batch.prepared.length;
+        }
+      }
+    } finally {
+      session.committing = false;
+    }
+  }
+
+  /** One transaction of `prepared`, on the session's turn (see `#inTransaction`). */
+  async #transact(session: Session, prepared: readonly Prepared[]): Promise<SendResult[]> {
+    const results: SendResult[] = prepared.map((one) =>
+      one.error !== undefined ? { ok: false, error: one.error } : { ok: true },
+    );
+    const items = prepared.flatMap((one, index) =>
+      one.error === undefined ? [{ record: one.record, id: one.id, index }] : [],
+    );
+    if (items.length === 0) return results;
+    const fail = (error: Error): SendResult[] => {
+      for (const item of items) results[item.index] = { ok: false, error };
+      return results;
+    };
+    if (session.lost !== undefined) return fail(session.lost);
+    let transaction;
+    try {
+      transaction = await session.producer.transaction();
+      for (const chunk of this.#chunks(items))
+        await transaction.send(this.#request(items.slice(chunk.start, chunk.end).map((item) => item.record)));
+      await transaction.commit();
+      for (const item of items) if (item.id !== null) this.#suspects.delete(item.id);
+      return results;
+    } catch (error) {
+      await transaction?.abort().catch(() => undefined);
+      const failure = this.#failure(session, items, error);
+      if (failure !== 'one by one') return fail(failure);
+    }
+    // The broker refused the batch as too large without saying which record: each alone, in its
+    // own transaction, finds it and commits the others, still on this batch's turn so no later
+    // batch comes in between.
+    for (const item of items) {
+      const [result] = await this.#transact(session, [prepared[item.index]!]);
+      results[item.index] = result!;
+    }
+    return results;
+  }
+
+  /** The produce requests for `records`; a suspect record goes in a request of its own. */
+  #chunks(
+    items: ReadonlyArray<{ readonly record: KafkaMessage; readonly id: string | null }>,
+  ): RecordChunk[] {
+    const records = items.map((item) => item.record);
+    const limits = {
+      maxRequestBytes: this.#config.maxRequestBytes,
+      sizeLimits: this.#limits,
+      envelope: this.#envelope,
+    };
+    const chunks: RecordChunk[] = [];
+    let start = 0;
+    const flush = (end: number): void => {
+      if (end <= start) return;
+      for (const chunk of chunkRecords(
+        records.slice(start, end),
+        limits,
+        (i) => records[start + i]!.partition,
+      ))
+        chunks.push({ start: start + chunk.start, end: start + chunk.end });
+    };
+    items.forEach(({ id }, index) => {
+      if (id === null || !this.#suspects.has(id)) return;
+      flush(index);
+      chunks.push({ start: index, end: index + 1 });
+      start = index + 1;
+    });
+    flush(records.length);
+    return chunks;
+  }
+
+  #request(messages: KafkaMessage[]): ProducerRecord {
+    const config = this.#config;
+    return {
+      topic: config.topic,
+      acks: config.acks,
+      timeout: config.ackTimeout,
+      compression: config.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
+      messages,
+    };
+  }
+
+  /** Gives up the session's producer: queued records fail, the next send needs a new `connect`. */
+  #lose(session: Session, reason: Error): void {
+    if (session.lost !== undefined) return;
+    session.lost =
+      reason instanceof NotConnectedError
+        ? reason
+        : new NotConnectedError(
+            `kafka sink for '${this.#config.topic}' gave up its producer after a failed send: ${reason.message}`,
+            { cause: reason },
+          );
+    this.#failQueue(session);
+    if (this.#session === session) {
+      this.#session = undefined;
+      void disconnectFully(session.producer);
+    }
+  }
+
+  #failQueue(session: Session): void {
+    if (session.lost === undefined) return;
+    for (const queued of session.queue.splice(0)) queued.done({ ok: false, error: session.lost });
   }
 
   /**
@@ -192,7 +560,34 @@ export class KafkaSink implements Sink {
     }
   }
 
-  #record(message: Message): ProducerRecord {
+  /**
+   * The topic's partition count, so the sink can tell each record's partition (the ordering
+   * rule's stream). Unknown (the topic does not exist yet, no permission): kafkajs partitions,
+   * and the whole topic counts as one stream.
+   */
+  async #partitionCount(signal: AbortSignal): Promise<number | undefined> {
+    const admin = createAdmin(this.#config, this.#context);
+    try {
+      await untilAborted(admin.connect(), signal);
+      const { topics } = await untilAborted(
+        admin.fetchTopicMetadata({ topics: [this.#config.topic] }),
+        signal,
+      );
+      const count = topics[0]?.partitions.length;
+      return count !== undefined && count > 0 ? count : undefined;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      this.#context.logger.debug(
+        { topic: this.#config.topic, err: error instanceof Error ? error.message : String(error) },
+        'kafka sink could not read the partitions of its topic: the topic is one stream for ordering',
+      );
+      return undefined;
+    } finally {
+      await disconnectFully(admin);
+    }
+  }
+
+  #record(message: Message): KafkaMessage {
     const config = this.#config;
     let kafkaMessage;
     try {
@@ -211,36 +606,20 @@ export class KafkaSink implements Sink {
     // Marks what this sink committed, for forwardedIds().
     if (this.#transactionalId !== undefined)
       kafkaMessage.headers = { ...kafkaMessage.headers, [FORWARDED_BY_HEADER]: this.#transactionalId };
-    return {
-      topic: config.topic,
-      acks: config.acks,
-      timeout: config.ackTimeout,
-      compression: config.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None,
-      messages: [kafkaMessage],
-    };
+    return kafkaMessage;
   }
+}
 
-  #sendInTransaction(producer: Producer, record: ProducerRecord): Promise<void> {
-    const run = this.#transactions.then(async () => {
-      const transaction = await producer.transaction();
-      try {
-        await transaction.send(record);
-        await transaction.commit();
-      } catch (error) {
-        await transaction.abort().catch(() => undefined);
-        throw error;
-      }
-    });
-    this.#transactions = run.catch(() => undefined);
-    return run;
-  }
-
-  /** The producer is unusable (connection lost, fenced): the next `connect` builds a new one. */
-  #drop(producer: Producer): void {
-    if (this.#producer !== producer) return;
-    this.#producer = undefined;
-    void disconnectFully(producer);
-  }
+/** Partition metadata as kafkajs's partitioner reads it: `count` partitions, all with a leader. */
+function partitionsOf(count: number): PartitionMetadata[] {
+  return Array.from({ length: count }, (_, partitionId) => ({
+    partitionErrorCode: 0,
+    partitionId,
+    leader: 0,
+    replicas: [0],
+    isr: [0],
+    offlineReplicas: [],
+  }));
 }
 
 /**

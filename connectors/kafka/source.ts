@@ -173,6 +173,24 @@ export class KafkaSource implements Source {
   }
 
   /**
+   * Up to `max` deliveries in receive order: waits as `receive` does for the first, then takes
+   * what the read-ahead buffer already holds (at most `prefetch` records) without waiting.
+   */
+  async receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new RangeError(`receiveBatch: max must be a positive integer, got ${max}`);
+    const first = await this.receive(signal);
+    const batch = [first];
+    while (batch.length < max && this.#state === 'running') {
+      const next = this.#buffer.shift();
+      if (next === undefined) break;
+      batch.push(this.#handOut(next));
+    }
+    if (batch.length > 1) this.#wakeSpaceWaiters();
+    return batch;
+  }
+
+  /**
    * Records not yet handed to the bridge: the read-ahead buffer plus, per partition this member
    * reads, the high watermark of its last fetch less the next offset to read. Approximate: the
    * watermark is as fresh as the last fetch, and offsets that

@@ -88,6 +88,8 @@ export interface KafkaConfig {
   readonly allowAutoTopicCreation: boolean;
   /** Sink: the largest record batch sent, in bytes; default: the limits read from the brokers at connect. */
   readonly maxMessageBytes?: number;
+  /** Sink: bytes of records per produce request a batch is cut into. */
+  readonly maxRequestBytes: number;
 }
 
 const optionalString = (description: string, secret = false): FieldSpec => ({
@@ -299,7 +301,7 @@ const fields: Record<string, FieldSpec> = {
       'Sink: unacknowledged requests per broker connection. At most 5 with idempotence (the broker keeps 5 sequence windows); a transactional producer always uses 1 (it sends one transaction at a time). Default 1.',
   },
   transactionalId: optionalString(
-    "Sink: makes the producer transactional (each message in its own transaction; a restarted gateway fences its old producer; records carry a 'jms.forwardedBy' header, from which an exactly-once bridge rebuilds its duplicate window). Needs idempotent true. Default: 'jms-gateway-<bridge name>' on an exactly-once bridge, otherwise not transactional.",
+    "Sink: makes the producer transactional (each send, and each batch the bridge hands over, goes in one transaction; a restarted gateway fences its old producer; records carry a 'jms.forwardedBy' header, from which an exactly-once bridge rebuilds its duplicate window). Needs idempotent true. Default: 'jms-gateway-<bridge name>' on an exactly-once bridge, otherwise not transactional.",
   ),
   transactionTimeout: {
     type: 'integer',
@@ -324,6 +326,13 @@ const fields: Record<string, FieldSpec> = {
     minimum: 1,
     description:
       "Sink: the largest message the sink sends, in bytes of its record batch before compression; a larger one is poison and goes to the bridge's error destination with a reason naming both sizes. Default: read from the brokers at connect (needs the DescribeConfigs permission): the topic's max.message.bytes (the brokers' message.max.bytes for a topic not yet created), and the brokers' socket.request.max.bytes, over which Kafka closes the connection instead of answering; with compression the sink leaves the read limits to the broker.",
+  },
+  maxRequestBytes: {
+    type: 'integer',
+    minimum: 1,
+    default: 1048576,
+    description:
+      "Sink: the most bytes of records in one produce request when the bridge sends a batch (as the Java producer's max.request.size); a batch is cut into requests of at most this size, sent one after the other, and a single larger record goes in a request of its own. Default 1048576 (1 MiB).",
   },
 };
 
