@@ -34,7 +34,7 @@ import {
 } from '../jms/errors.js';
 import { DeliveryMode, type Message } from '../jms/message/message.js';
 import type { StagedId } from './duplicate-window.js';
-import type { Delivery, Outcome, Sink, Source } from '../spi/connector.js';
+import type { Delivery, Outcome, SendResult, Sink, Source } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError } from '../spi/errors.js';
 import { untilAborted } from '../spi/abort.js';
 
@@ -414,6 +414,29 @@ export class InternalSink implements Sink {
    */
   sendStaged(message: Message, signal: AbortSignal, staged: StagedId): Promise<void> {
     return this.#send(message, signal, staged);
+  }
+
+  /**
+   * Sends many messages in one store commit: each send is queued in the same turn, so the
+   * engine's group commit writes them together; each settles on its own.
+   */
+  sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    return this.sendBatchStaged(batch, signal, []);
+  }
+
+  /** As {@link sendBatch}, each message with its duplicate-window record (by index) in the same commit. */
+  async sendBatchStaged(
+    batch: readonly Message[],
+    signal: AbortSignal,
+    staged: readonly (StagedId | undefined)[],
+  ): Promise<readonly SendResult[]> {
+    const sends = batch.map((message, index) => this.#send(message, signal, staged[index]));
+    const settled = await Promise.allSettled(sends);
+    return settled.map((outcome) =>
+      outcome.status === 'fulfilled'
+        ? { ok: true }
+        : { ok: false, error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)) },
+    );
   }
 
   async #send(message: Message, signal: AbortSignal, staged?: StagedId): Promise<void> {
