@@ -29,6 +29,12 @@ export interface Contributor {
   /** Messages it could give now (for "the batch is full"). */
   ready(): number;
   /**
+   * Whether it gives messages that went before (a retry, a re-send after a lost connection): they
+   * waited already, so the batch goes without lingering, as the Java producer sends a retried
+   * batch at once.
+   */
+  urgent(): boolean;
+  /**
    * Its messages for the batch, in order: at most `maxCount`, and within `maxBytes` unless the
    * batch is still empty (a message larger than the batch limit goes alone). Empty when nothing
    * fits: the unit then waits for the next batch.
@@ -86,11 +92,16 @@ export class BatchPipeline {
       const joined: Joined = {
         contributor: {
           ready: () => contributor.ready(),
+          urgent: () => contributor.urgent(),
           take: (maxCount, maxBytes, batchEmpty) => (taken = contributor.take(maxCount, maxBytes, batchEmpty)),
         },
         resolve: (results) => resolve({ messages: taken, results }),
       };
       this.#joined.push(joined);
+      if (contributor.urgent()) {
+        this.#clearLinger();
+        this.#due = true;
+      }
       if (!this.#due && this.#timer === undefined && this.#immediate === undefined) this.#startLinger();
       this.poke();
     });

@@ -628,6 +628,7 @@ export class Bridge {
     let sendStarted = 0;
     const contributor: Contributor = {
       ready: () => this.#batchable(unit, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true).length,
+      urgent: () => (unit.items[0]?.sends ?? 0) > 0,
       take: (maxCount, maxBytes, batchEmpty) => {
         sendStarted = this.#clock.now();
         const items = this.#batchable(unit, maxCount, maxBytes, batchEmpty);
