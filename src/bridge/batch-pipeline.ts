@@ -98,9 +98,11 @@ export class BatchPipeline {
         resolve: (results) => resolve({ messages: taken, results }),
       };
       this.#joined.push(joined);
-      if (contributor.urgent()) {
+      if (contributor.urgent() && this.#immediate === undefined) {
+        // At once, but not in this turn: a sink's ordering rule treats a batch begun in the turn
+        // its failure was reported in as behind that failure.
         this.#clearLinger();
-        this.#due = true;
+        this.#startLinger(0);
       }
       if (!this.#due && this.#timer === undefined && this.#immediate === undefined) this.#startLinger();
       this.poke();
@@ -126,15 +128,15 @@ export class BatchPipeline {
     return count;
   }
 
-  #startLinger(): void {
+  #startLinger(lingerMs = this.#context.lingerMs): void {
     const lingered = () => {
       this.#timer = undefined;
       this.#immediate = undefined;
       this.#due = true;
       this.#sendWhileRoom();
     };
-    if (this.#context.lingerMs === 0) this.#immediate = setImmediate(lingered);
-    else this.#timer = this.#context.clock.setTimer(lingered, this.#context.lingerMs);
+    if (lingerMs === 0) this.#immediate = setImmediate(lingered);
+    else this.#timer = this.#context.clock.setTimer(lingered, lingerMs);
   }
 
   #clearLinger(): void {
