@@ -473,9 +473,9 @@ export class Bridge {
         continue;
       }
       if (!(await this.#capacity(signal))) return;
-      let delivery: Delivery;
+      let deliveries: readonly Delivery[];
       try {
-        delivery = await this.#config.source.receive(signal);
+        deliveries = await this.#receive(signal);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof EndpointConfigurationError) {
@@ -486,8 +486,23 @@ export class Bridge {
         this.#sourceLost(error);
         continue;
       }
-      await this.#accept(delivery);
+      // Every delivery handed over is the bridge's now, even if reading was stopped meanwhile.
+      for (const delivery of deliveries) await this.#accept(delivery);
     }
+  }
+
+  /**
+   * The next deliveries: as many as there is room for when the source hands over many at once.
+   * With a bound per ordering unit below `maxInFlight` one at a time, so that bound holds exactly.
+   */
+  async #receive(signal: AbortSignal): Promise<readonly Delivery[]> {
+    const source = this.#config.source;
+    const room =
+      this.#config.maxInFlightPerUnit < this.#config.maxInFlight
+        ? 1
+        : this.#config.maxInFlight - this.#inFlight;
+    if (source.receiveBatch && room > 1) return source.receiveBatch(room, signal);
+    return [await source.receive(signal)];
   }
 
   /** Waits while `maxInFlight` deliveries are unsettled or the last unit read into is full (backpressure). */

@@ -172,6 +172,32 @@ export class InternalSource implements Source {
   }
 
   /**
+   * Up to `max` deliveries: waits for the first as {@link receive} does, then takes what the
+   * destination has ready without waiting (nothing while a put-back or a full transaction holds
+   * reading).
+   */
+  async receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    const deliveries = [await this.receive(signal)];
+    while (deliveries.length < max && !this.#holding()) {
+      const consumer = this.#consumer;
+      if (!consumer || this.#pulling || this.#parked) break;
+      const message = await consumer.receiveNoWait();
+      // Closed meanwhile: close() gave the message back.
+      if (!message || this.#consumer !== consumer) break;
+      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
+      this.#ledger.push(record);
+      const id = message.getJMSMessageID();
+      if (id !== null && this.#alreadyDone.delete(id)) {
+        record.state = 'done';
+        await this.#advance();
+        continue;
+      }
+      deliveries.push(this.#delivery(record));
+    }
+    return deliveries;
+  }
+
+  /**
    * The caller stopped waiting: no more deliveries until the next receive(). A message the
    * engine handed over just before is returned to the caller rather than kept (it is counted
    * already, and held here it would be out of everyone's reach).
