@@ -93,7 +93,8 @@ export class BatchPipeline {
         contributor: {
           ready: () => contributor.ready(),
           urgent: () => contributor.urgent(),
-          take: (maxCount, maxBytes, batchEmpty) => (taken = contributor.take(maxCount, maxBytes, batchEmpty)),
+          take: (maxCount, maxBytes, batchEmpty) =>
+            (taken = contributor.take(maxCount, maxBytes, batchEmpty)),
         },
         resolve: (results) => resolve({ messages: taken, results }),
       };
@@ -166,7 +167,8 @@ export class BatchPipeline {
     let bytes = 0;
     for (const joined of this.#joined) {
       const room = this.#context.maxMessages - batch.length;
-      const messages = room > 0 ? joined.contributor.take(room, this.#context.maxBytes - bytes, batch.length === 0) : [];
+      const messages =
+        room > 0 ? joined.contributor.take(room, this.#context.maxBytes - bytes, batch.length === 0) : [];
       if (messages.length === 0) {
         // Nothing at all to give (its messages went meanwhile): it goes on without a batch.
         if (batch.length === 0) joined.resolve([]);

@@ -158,7 +158,10 @@ export function resolveBridgeConfig(config: BridgeConfig): ResolvedBridgeConfig 
         1,
         path('sendBatch.maxBytes'),
       ),
-      lingerMs: ms(config.sendBatch?.lingerMs ?? BRIDGE_DEFAULTS.sendBatch.lingerMs, path('sendBatch.lingerMs')),
+      lingerMs: ms(
+        config.sendBatch?.lingerMs ?? BRIDGE_DEFAULTS.sendBatch.lingerMs,
+        path('sendBatch.lingerMs'),
+      ),
     },
     concurrency: integer(config.concurrency ?? BRIDGE_DEFAULTS.concurrency, 1, path('concurrency')),
     maxInFlight: integer(maxInFlight, 1, path('maxInFlight')),

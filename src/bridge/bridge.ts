@@ -749,7 +749,8 @@ export class Bridge {
       if (timestamp > 0) this.#endToEndLatency.observe(now - timestamp);
       if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
     }
-    for (const item of confirmed) await this.#delivered(item, this.#stagedTarget !== undefined && item.id !== null);
+    for (const item of confirmed)
+      await this.#delivered(item, this.#stagedTarget !== undefined && item.id !== null);
     let behind = false;
     for (const { item, error } of failed) {
       item.sending = false;

@@ -461,7 +461,10 @@ export class InternalSink implements Sink {
     return settled.map((outcome) =>
       outcome.status === 'fulfilled'
         ? { ok: true }
-        : { ok: false, error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)) },
+        : {
+            ok: false,
+            error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+          },
     );
   }
 

@@ -273,9 +273,7 @@ export class UnitScheduler {
   abandon(keep: (item: Item) => boolean, dropped: (item: Item) => void): void {
     for (const unit of [...this.#units.values()]) {
       const busy = unit.state === 'active';
-      const kept = unit.items.filter(
-        (item, index) => (busy && (index === 0 || item.sending)) || keep(item),
-      );
+      const kept = unit.items.filter((item, index) => (busy && (index === 0 || item.sending)) || keep(item));
       if (kept.length === unit.items.length) continue;
       const headChanged = kept[0] !== unit.items[0];
       for (const item of unit.items) {

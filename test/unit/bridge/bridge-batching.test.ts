@@ -48,11 +48,7 @@ test('bridge batching - a batch goes when it holds maxMessages; the next fills w
   await idle();
   sink.releaseBatch();
   await idle();
-  assert.deepEqual(sink.batches, [
-    ['m1', 'm2', 'm3'],
-    ['m4', 'm5', 'm6'],
-    ['m7'],
-  ]);
+  assert.deepEqual(sink.batches, [['m1', 'm2', 'm3'], ['m4', 'm5', 'm6'], ['m7']]);
   assert.deepEqual(sink.texts, ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
   assert.equal(bridge.counters.out, 7);
@@ -254,7 +250,10 @@ test('bridge batching - a message that keeps killing the connection is found alo
   assert.deepEqual(parking.errors.texts, ['m2']);
   assert.deepEqual(sink.texts, ['m1', 'm3']);
   assert.ok(
-    sink.batches.slice(1).filter((batch) => batch.includes('m2')).every((batch) => batch.length === 1),
+    sink.batches
+      .slice(1)
+      .filter((batch) => batch.includes('m2'))
+      .every((batch) => batch.length === 1),
     `m2 went alone after the first loss: ${JSON.stringify(sink.batches)}`,
   );
   assert.equal(bridge.counters.deadLettered, 1);

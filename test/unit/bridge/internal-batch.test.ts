@@ -19,7 +19,10 @@ test('internal sink - a batch is written in one store commit, each message settl
   for (const m of batch) m.setJMSDeliveryMode(DeliveryMode.PERSISTENT);
   const before = t.store.commits;
   const results = await sink.sendBatch(batch, signal());
-  assert.deepEqual(results, batch.map(() => ({ ok: true })));
+  assert.deepEqual(
+    results,
+    batch.map(() => ({ ok: true })),
+  );
   assert.equal(t.store.commits - before, 1, 'one group commit for the whole batch');
   const consumer = t.connect().createSession().createConsumer(new Queue('out'));
   const texts: string[] = [];
