@@ -1,8 +1,8 @@
 /**
  * Batches for a sink that takes many messages at once (`Sink.sendBatch`): ordering units that are
  * sending join the open batch, and when it goes each gives what it has ready, in order, up to
- * the room left. A batch goes when what its units have ready fills `maxMessages`, or `lingerMs`
- * after its first unit joined (0: once the current turn's work is done, so the units started
+ * the room left (`maxMessages`, `maxBytes`). A batch goes when what its units have ready fills
+ * `maxMessages`, or `lingerMs` after its first unit joined (0: once the current turn's work is done, so the units started
  * together share it), and only while fewer than the sink's `maxBatchesInFlight` are being sent;
  * while none can go, the open batch keeps filling, as the Java producer's does.
  *
@@ -123,9 +123,13 @@ export class BatchPipeline {
     for (const joined of this.#joined.splice(0)) joined.resolve([]);
   }
 
+  /** What the units joined have ready, counted up to `maxMessages` (all "full" needs). */
   #readyCount(): number {
     let count = 0;
-    for (const joined of this.#joined) count += joined.contributor.ready();
+    for (const joined of this.#joined) {
+      count += joined.contributor.ready();
+      if (count >= this.#context.maxMessages) break;
+    }
     return count;
   }
 

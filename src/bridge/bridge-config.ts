@@ -37,8 +37,9 @@ export interface RetryPolicy {
 
 /**
  * How the runtime groups messages for a sink that takes many at once (`Sink.sendBatch`): a batch
- * goes when it holds `maxMessages` messages or `maxBytes` bytes (message size as the engine counts
- * it), or `lingerMs` after its first message was ready, whichever comes first. `maxMessages: 1`
+ * holds at most `maxMessages` messages and `maxBytes` bytes (message size as the engine counts
+ * it), and goes when `maxMessages` are ready or `lingerMs` after its first message was ready,
+ * whichever comes first. `maxMessages: 1`
  * sends one message at a time through `Sink.send`, as a sink without `sendBatch` always is.
  */
 export interface SendBatchPolicy {

@@ -642,7 +642,7 @@ export class Bridge {
     const taken: Item[] = [];
     let sendStarted = 0;
     const contributor: Contributor = {
-      ready: () => this.#batchable(unit, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true).length,
+      ready: () => this.#readyCount(unit),
       urgent: () => (unit.items[0]?.sends ?? 0) > 0,
       take: (maxCount, maxBytes, batchEmpty) => {
         sendStarted = this.#clock.now();
@@ -704,6 +704,23 @@ export class Bridge {
       if (item.suspect) break;
     }
     return items;
+  }
+
+  /**
+   * How many of the unit's messages {@link #batchable} would give, not counting bytes and at most
+   * `maxMessages`: asked at every read, so it stops early and sizes nothing.
+   */
+  #readyCount(unit: Unit): number {
+    const most = this.#config.sendBatch.maxMessages;
+    let count = 0;
+    for (const item of unit.items) {
+      if (count >= most || item.sending) break;
+      if (count > 0 && item.suspect) break;
+      if (this.#window && item.id !== null && !item.checked) break;
+      count++;
+      if (item.suspect) break;
+    }
+    return count;
   }
 
   /** The copy of an item that goes to the target, stamped with this attempt. */
