@@ -437,14 +437,7 @@ class ScriptedSink implements Sink {
     const messages = written.map((w) => w.message);
     const answers = this.target.sendBatch
       ? await this.target.sendBatch(messages, signal)
-      : await Promise.all(
-          messages.map((message) =>
-            this.target.send(message, signal).then(
-              (): SendResult => ({ ok: true }),
-              (error: unknown): SendResult => ({ ok: false, error: error as Error }),
-            ),
-          ),
-        );
+      : await sendInOrder(this.target, messages, signal);
     written.forEach((w, i) => (results[w.index] = answers[i]!));
     return results;
   }
@@ -454,6 +447,31 @@ class ScriptedSink implements Sink {
   close(): Promise<void> {
     return this.target.close();
   }
+}
+
+/** A sink without batches, one message after the other; after a failure the rest is behind it, unsent. */
+async function sendInOrder(
+  sink: Sink,
+  messages: readonly Message[],
+  signal: AbortSignal,
+): Promise<SendResult[]> {
+  const results: SendResult[] = [];
+  let failure: Error | undefined;
+  for (const message of messages) {
+    if (failure) {
+      results.push({ ok: false, error: new BehindFailureError(failure) });
+      continue;
+    }
+    try {
+      await sink.send(message, signal);
+      results.push({ ok: true });
+    } catch (error) {
+      const cause = error instanceof Error ? error : new Error(String(error));
+      results.push({ ok: false, error: cause });
+      if (!isPoison(cause)) failure = cause;
+    }
+  }
+  return results;
 }
 
 /**
