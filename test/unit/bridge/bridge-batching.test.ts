@@ -318,3 +318,54 @@ test('bridge batching - a bad sendBatch setting is refused with its name', () =>
   );
   assert.throws(() => batchBridge({ sendBatch: { lingerMs: -1 } }), /sendBatch\.lingerMs/);
 });
+
+test('bridge batching - stop while a batch lingers or is unanswered gives the messages back, nothing lost', async (context) => {
+  const cleanup = teardown(context);
+  const { bridge, source, sink, clock } = batchBridge({
+    ordering: 'key',
+    concurrency: 2,
+    sendBatch: { lingerMs: 10_000 },
+    stopTimeoutMs: 100,
+  });
+  cleanup(() => bridge.stop());
+  sink.maxBatchesInFlight = 1;
+  await bridge.start();
+  source.push(message('a1', { group: 'A' }));
+  await clock.advance(10_000);
+  assert.deepEqual(sink.batches, [['a1']]);
+  sink.holdBatches = true;
+  source.push(message('a2', { group: 'A' }));
+  source.push(message('b1', { group: 'B' }));
+  await clock.advance(10_000);
+  assert.equal(sink.heldBatches, 1, 'a2 and b1 are being sent');
+  source.push(message('c1', { group: 'C' }));
+  await idle();
+  const stopping = bridge.stop();
+  await clock.advance(100);
+  await stopping;
+  assert.equal(bridge.status, 'stopped');
+  assert.deepEqual(sink.texts, ['a1']);
+  const settled = source.settlements.map((s) => `${s.kind} ${s.text}`).sort();
+  assert.deepEqual(
+    settled,
+    ['ack a1', 'retry a2', 'retry b1', 'retry c1'],
+    'the rest goes back to the source',
+  );
+});
+
+test('bridge batching - at-most-once: acknowledged before the batch, counted when it answered', async (context) => {
+  const cleanup = teardown(context);
+  const { bridge, source, sink } = batchBridge({ qos: 'at-most-once' });
+  cleanup(() => bridge.stop());
+  sink.holdBatches = true;
+  await bridge.start();
+  source.pushTexts('m1', 'm2', 'm3');
+  await idle();
+  assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
+  assert.equal(bridge.counters.inFlight, 3);
+  sink.releaseBatch();
+  await idle();
+  assert.deepEqual(sink.texts, ['m1', 'm2', 'm3']);
+  assert.equal(bridge.counters.out, 3);
+  assert.equal(bridge.counters.inFlight, 0);
+});

@@ -492,7 +492,19 @@ export class FakeBatchSink extends FakeSink {
     this.#inFlight++;
     this.mostInFlight = Math.max(this.mostInFlight, this.#inFlight);
     try {
-      if (this.holdBatches) await new Promise<void>((resolve) => this.#held.push(resolve));
+      if (this.holdBatches)
+        await new Promise<void>((resolve, reject) => {
+          const release = () => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          };
+          const onAbort = () => {
+            this.#held = this.#held.filter((held) => held !== release);
+            reject(signal.reason as unknown);
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          this.#held.push(release);
+        });
       const raw: BatchResult[] = [];
       let failed = false;
       for (const m of batch) {
