@@ -81,6 +81,12 @@ export function checkPropertyName(name: string): void {
 /** A message with headers and properties and no body. The base of every message type. */
 export class Message {
   #messageId: string | null = null;
+  /**
+   * Set instead of the id by a send: the id is this prefix and {@link #messageIdSeq} in base 36,
+   * built when first read, since most messages never have their id read.
+   */
+  #messageIdPrefix: string | null = null;
+  #messageIdSeq = 0;
   #timestamp = 0;
   #correlationId: string | null = null;
   #replyTo: Destination | null = null;
@@ -114,10 +120,28 @@ export class Message {
   // --- headers (MSG-1) ---
 
   getJMSMessageID(): string | null {
+    if (this.#messageIdPrefix !== null) {
+      this.#messageId = this.#messageIdPrefix + this.#messageIdSeq.toString(36);
+      this.#messageIdPrefix = null;
+    }
     return this.#messageId;
   }
   setJMSMessageID(id: string | null): void {
     this.#messageId = id;
+    this.#messageIdPrefix = null;
+  }
+  /** @internal Sets the id a send gives it, `prefix` and `seq` in base 36, without building it yet (MSG-1). */
+  setGeneratedMessageID(prefix: string, seq: number): void {
+    this.#messageId = null;
+    this.#messageIdPrefix = prefix;
+    this.#messageIdSeq = seq;
+  }
+  /**
+   * @internal The prefix of its id when the id is that prefix and `seq` in base 36 and not yet
+   * built; null otherwise. A record of the message can then keep the prefix alone.
+   */
+  generatedIdPrefixFor(seq: number): string | null {
+    return this.#messageIdPrefix !== null && this.#messageIdSeq === seq ? this.#messageIdPrefix : null;
   }
   getJMSTimestamp(): number {
     return this.#timestamp;
@@ -339,6 +363,8 @@ export class Message {
   /** Size of properties plus body in bytes (MSG-4): what quotas and statistics count. */
   getSize(): number {
     let size = this.getBodySize();
+    // Most messages have no properties: no iterator for them.
+    if (this.#properties.size === 0) return size;
     for (const [name, value] of this.#properties) size += name.length + typedValueSize(value);
     return size;
   }
@@ -397,6 +423,8 @@ export class Message {
   copy(): this {
     const target = this.createEmpty() as this;
     target.#messageId = this.#messageId;
+    target.#messageIdPrefix = this.#messageIdPrefix;
+    target.#messageIdSeq = this.#messageIdSeq;
     target.#timestamp = this.#timestamp;
     target.#correlationId = this.#correlationId;
     target.#replyTo = this.#replyTo;
@@ -418,7 +446,7 @@ export class Message {
 
   /** Logs and debug output show the id and type, never the body or properties. */
   toString(): string {
-    return `${this.constructor.name}(${this.#messageId ?? 'no id'})`;
+    return `${this.constructor.name}(${this.getJMSMessageID() ?? 'no id'})`;
   }
 }
 
