@@ -293,6 +293,10 @@ export class Message {
     return asInteger(this.#required(name), 'short', `property '${name}'`);
   }
   getIntProperty(name: string): number {
+    // The common cases first, without building a typed value or the error text for them.
+    if (name === 'JMSXDeliveryCount' && this.#deliveryCount > 0) return this.#deliveryCount;
+    const stored = this.#properties.get(name);
+    if (stored !== undefined && stored.type === 'int') return stored.value;
     return asInteger(this.#required(name), 'int', `property '${name}'`);
   }
   getLongProperty(name: string): bigint {
@@ -307,7 +311,9 @@ export class Message {
   /** Reads a string; a missing property reads as null. */
   getStringProperty(name: string): string | null {
     const stored = this.getTypedProperty(name);
-    return stored === undefined ? null : asString(stored, `property '${name}'`);
+    if (stored === undefined) return null;
+    // A string property, the common case, without building the error text for it.
+    return stored.type === 'string' ? stored.value : asString(stored, `property '${name}'`);
   }
   /** The property's value in its JS form (long as bigint), or null when absent. */
   getObjectProperty(name: string): ObjectValue | null {
