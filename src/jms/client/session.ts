@@ -585,7 +585,9 @@ export class Session {
       const { entry, backlog } = records[0]!;
       if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) return;
       const delay = withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0;
-      if (delay > 0) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
+      // The clock is read only for a stored entry: for any other the release reads it itself.
+      if (delay > 0 && storeLink.isStored(backlog, entry))
+        storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
       backlog.release(entry, delay);
       return;
     }
