@@ -32,8 +32,8 @@ export {
   type ExpirationPolicy,
   type RedeliveryBackoff,
 } from './jms/destination/destination-options.js';
-export { type DestinationKey } from './jms/destination/ordered-entries.js';
-export { type LoadBalancing } from './jms/destination/distributed.js';
+export { type DestinationKey } from './jms/destination/destination-key.js';
+export { type LoadBalancing } from './jms/destination/load-balancing.js';
 export { type FlowThresholds, type Quota, type ThrottlingOptions } from './jms/delivery/flow-control.js';
 export {
   Message,
@@ -61,18 +61,19 @@ export {
   ScheduleSyntaxError,
   type Schedule,
 } from './jms/schedule.js';
+export { parseSelector, type MessageSelector } from './jms/selector/message-selector.js';
+export { type Truth } from './jms/selector/truth.js';
+export { type Explanation, type XPathExplanation } from './jms/selector/explanation.js';
 export {
   DEFAULT_XPATH_LIMITS,
-  parseSelector,
   setXPathLimitListener,
   setXPathLimits,
   xpathLimitCounts,
   xpathLimits,
-  type MessageSelector,
   type XPathLimitListener,
   type XPathLimitName,
   type XPathLimits,
-} from './jms/selector/index.js';
+} from './jms/selector/xpath/xpath-limits.js';
 export {
   JMSError,
   IllegalStateError,

@@ -37,7 +37,7 @@ import { type Destination, Queue, Topic } from './destination/destination.js';
 import { checkDestinationName } from './destination/destination-name.js';
 import type { DestinationOptions } from './destination/destination-options.js';
 import { DistributedDestinations } from './destination/distributed-destinations.js';
-import type { LoadBalancing } from './destination/distributed.js';
+import type { LoadBalancing } from './destination/load-balancing.js';
 import { DestinationRegistry, toHandle } from './destination/registry.js';
 import { Subscriptions } from './destination/subscriptions.js';
 import type { UndeliveredTotal } from './destination/undelivered.js';
@@ -52,9 +52,8 @@ import {
   type DestinationStatistics,
   type DurableSubscriptionInfo,
   type EngineStatistics,
-  destinationStatistics,
-  totalStatistics,
 } from './statistics.js';
+import { destinationStatistics, totalStatistics } from './destination/statistics-snapshot.js';
 import type { MessageStore } from './store-port.js';
 
 /** How an engine is built. */

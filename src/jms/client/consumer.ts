@@ -236,7 +236,7 @@ export class MessageConsumer {
    * @internal Runs the listener on one entry as `call`, then acknowledges it (AUTO) or puts it
    * back (it threw, SES-4). The pipeline frees its place in the window when this settles.
    */
-  async runListener(entry: Entry, backlog: Backlog, call: ListenerCall): Promise<void> {
+  async runListener(entry: Entry, backlog: Backlog, call: ListenerCall<MessageConsumer>): Promise<void> {
     // It may have waited in the session's pipeline long enough to expire (DLV-4).
     if (backlog.expireIfDue(entry)) return;
     let message: Message;
@@ -251,7 +251,7 @@ export class MessageConsumer {
     }
     try {
       const listener = this.#listener;
-      if (listener) await call.run(() => listener(message));
+      if (listener) await call.run(listener, message);
       const acknowledged = this.#session.autoAcknowledge(entry);
       if (acknowledged) await acknowledged;
     } catch (error) {

@@ -10,16 +10,30 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** A listener's run on one message: what a `close()` waits for, and what it leaves for afterwards. */
-export class ListenerCall {
-  /** Work a close made from inside the listener left for when the listener has returned. */
-  readonly #afterwards: (() => void)[] = [];
-  /** Settles when the listener has returned and its message is acknowledged or put back. */
-  done: Promise<void> = Promise.resolve();
+/** What a call's `done` is until its listener starts: settled, and shared so a call costs no promise of its own. */
+const NOT_STARTED: Promise<void> = Promise.resolve();
 
-  /** Runs `body` as this call: code it runs, now or after awaits, sees this call as current. */
-  run<T>(body: () => T): T {
-    return current.run(this, body);
+/** A listener's run on one message: what a `close()` waits for, and what it leaves for afterwards. */
+export class ListenerCall<C = unknown> {
+  /**
+   * Work a close made from inside the listener left for when the listener has returned; made
+   * only when there is some, since a call is made for every message a listener gets.
+   */
+  #afterwards: (() => void)[] | undefined = undefined;
+  /** Settles when the listener has returned and its message is acknowledged or put back. */
+  done: Promise<void> = NOT_STARTED;
+
+  constructor(
+    /** The consumer whose listener runs. */
+    readonly consumer: C,
+  ) {}
+
+  /**
+   * Runs `body` on `argument` as this call: code it runs, now or after awaits, sees this call as
+   * current. The argument is passed through rather than captured, so a run makes no closure.
+   */
+  run<A, T>(body: (argument: A) => T, argument: A): T {
+    return current.run(this, body, argument);
   }
 
   /** Whether the code running now is this call's listener (or something it started). */
@@ -29,13 +43,16 @@ export class ListenerCall {
 
   /** Defers `work` until the listener has returned and its message was settled. */
   afterwards(work: () => void): void {
-    this.#afterwards.push(work);
+    (this.#afterwards ??= []).push(work);
   }
 
   /** @internal Runs the deferred work, in the order it was deferred. */
   finish(): void {
-    for (const work of this.#afterwards.splice(0)) work();
+    const deferred = this.#afterwards;
+    if (deferred === undefined) return;
+    this.#afterwards = undefined;
+    for (const work of deferred) work();
   }
 }
 
-const current = new AsyncLocalStorage<ListenerCall>();
+const current = new AsyncLocalStorage<ListenerCall<unknown>>();

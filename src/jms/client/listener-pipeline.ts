@@ -13,7 +13,7 @@ import { ListenerCall } from './listener-call.js';
 export interface ListenerConsumer {
   readonly closed: boolean;
   /** Runs the listener on one entry as `call`, then acknowledges it or puts it back. */
-  runListener(entry: Entry, backlog: Backlog, call: ListenerCall): Promise<void>;
+  runListener(entry: Entry, backlog: Backlog, call: ListenerCall<ListenerConsumer>): Promise<void>;
   /** Asks its backlog to dispatch: its window has room again. */
   backlogDispatch(): void;
 }
@@ -38,8 +38,8 @@ export class ListenerPipeline<C extends ListenerConsumer = ListenerConsumer> {
   readonly #windows = new Map<C, number>();
   /** True while deliveries run, one after another. */
   #running = false;
-  /** The listener running now and its consumer; undefined between deliveries. */
-  #inProgress: { call: ListenerCall; consumer: C } | undefined;
+  /** The listener running now (with its consumer); undefined between deliveries. */
+  #inProgress: ListenerCall<C> | undefined;
   /** Callers of {@link idle} waiting for the running deliveries to end. */
   #idleWaiters: (() => void)[] = [];
 
@@ -78,12 +78,12 @@ export class ListenerPipeline<C extends ListenerConsumer = ListenerConsumer> {
       this.#leaveWindow(finished.consumer);
       finished.consumer.backlogDispatch();
       // What a close from inside that listener deferred (SES-1): its message is settled now.
-      finished.call.finish();
+      finished.finish();
     }
     const queued = this.#context.mayRun() ? this.#takeNext() : undefined;
     if (queued) {
-      const call = new ListenerCall();
-      this.#inProgress = { call, consumer: queued.consumer };
+      const call = new ListenerCall(queued.consumer);
+      this.#inProgress = call;
       call.done = queued.consumer.runListener(queued.entry, queued.backlog, call);
       call.done.then(this.#runNext, this.#runNext);
       return;
@@ -117,18 +117,18 @@ export class ListenerPipeline<C extends ListenerConsumer = ListenerConsumer> {
   }
 
   /** The listener run in progress, if one is. */
-  get runningCall(): ListenerCall | undefined {
-    return this.#inProgress?.call;
+  get runningCall(): ListenerCall<C> | undefined {
+    return this.#inProgress;
   }
 
   /** The listener run of `consumer` in progress, if one is. */
-  callOf(consumer: C): ListenerCall | undefined {
-    return this.#inProgress?.consumer === consumer ? this.#inProgress.call : undefined;
+  callOf(consumer: C): ListenerCall<C> | undefined {
+    return this.#inProgress?.consumer === consumer ? this.#inProgress : undefined;
   }
 
   /** Whether the caller is the listener in progress (or code it started). */
   calledFromListener(): boolean {
-    return this.#inProgress?.call.isCurrent() ?? false;
+    return this.#inProgress?.isCurrent() ?? false;
   }
 
   /** Resolves when no delivery runs. */

@@ -188,7 +188,8 @@ export class MessageProducer {
     message.setJMSTimestamp(this.#disableMessageTimestamp ? 0 : now);
     message.setJMSExpiration(timeToLive > 0 ? now + timeToLive : 0);
     message.setJMSDeliveryTime(deliveryTime);
-    message.setJMSMessageID(engine.ids.messageIdFor(seq));
+    // Built when first read: most sent messages never have their id read (MSG-1).
+    message.setGeneratedMessageID(engine.ids.messageIdPrefix, seq);
     message.setJMSRedelivered(false);
     message.deliveryCount = 0;
     this.#stampSender(message);

@@ -28,6 +28,7 @@ import { StreamMessage } from '../message/stream-message.js';
 import { TextMessage } from '../message/text-message.js';
 import { XMLMessage } from '../message/xml-message.js';
 import { parseSelector } from '../selector/index.js';
+import type { StoreOperation } from '../store-port.js';
 import { AcknowledgeMode, type AcknowledgeModeValue } from './acknowledge-mode.js';
 import type { ConnectionLink } from './client-links.js';
 import { MessageConsumer, type ConsumerTarget } from './consumer.js';
@@ -50,6 +51,8 @@ type Queued = QueuedDelivery<MessageConsumer>;
 /** What a commit with no sends, or no receives, works on: shared, never written to. */
 const NO_SENDS: readonly { stored: StoredMessage; routed: Routed[] }[] = Object.freeze([]);
 const NO_RECEIVES: readonly Unacknowledged[] = Object.freeze([]);
+/** What a commit or rollback with nothing to wait for returns: settled, shared, no allocation. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 export class Session {
   static readonly AUTO_ACKNOWLEDGE = AcknowledgeMode.AUTO_ACKNOWLEDGE;
@@ -512,28 +515,47 @@ export class Session {
     this.#releaseAll(true);
   }
 
-  /** Commits sends and receives as one atomic unit (SES-2). On a store failure everything rolls back. */
-  async commit(): Promise<void> {
-    this.#checkOpen();
-    if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
-    const { storeLink, sendPipeline } = this.#engine;
-    // Fresh arrays for what is there: sends and receives made while this commit waits for the
-    // store belong to the next transaction, not to this one. An empty list is kept as it is (a
-    // transaction that only received, as a consumer's usually does, makes no array for sends).
-    const sends = this.#uncommittedSends.length > 0 ? this.#uncommittedSends : NO_SENDS;
-    const receives = this.#unacknowledged.length > 0 ? this.#unacknowledged : NO_RECEIVES;
-    if (sends !== NO_SENDS) this.#uncommittedSends = [];
-    if (receives !== NO_RECEIVES) this.#unacknowledged = [];
-    if (this.#affinity?.size) this.#affinity = new Map();
-    const acknowledgements = storeLink.ackRecords(receives);
-    let operations = acknowledgements;
-    if (sends.length > 0) {
-      const all = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
-      for (const operation of acknowledgements) all.push(operation);
-      operations = all;
-    }
+  /**
+   * Commits sends and receives as one atomic unit (SES-2). On a store failure everything rolls back.
+   * Not async itself: a transaction with nothing to store (non-persistent traffic, a listener's
+   * commit per message) completes at once and returns a settled promise, with no async frame.
+   */
+  commit(): Promise<void> {
     try {
-      if (operations.length > 0) await storeLink.write(operations);
+      this.#checkOpen();
+      if (!this.transacted) throw new IllegalStateError('commit() is only for transacted sessions');
+      const { storeLink } = this.#engine;
+      // Fresh arrays for what is there: sends and receives made while this commit waits for the
+      // store belong to the next transaction, not to this one. An empty list is kept as it is (a
+      // transaction that only received, as a consumer's usually does, makes no array for sends).
+      const sends = this.#uncommittedSends.length > 0 ? this.#uncommittedSends : NO_SENDS;
+      const receives = this.#unacknowledged.length > 0 ? this.#unacknowledged : NO_RECEIVES;
+      if (sends !== NO_SENDS) this.#uncommittedSends = [];
+      if (receives !== NO_RECEIVES) this.#unacknowledged = [];
+      if (this.#affinity?.size) this.#affinity = new Map();
+      const acknowledgements = storeLink.ackRecords(receives);
+      let operations = acknowledgements;
+      if (sends.length > 0) {
+        const all = sends.flatMap((send) => storeLink.sendRecords(send.stored, send.routed));
+        for (const operation of acknowledgements) all.push(operation);
+        operations = all;
+      }
+      if (operations.length > 0) return this.#commitStored(operations, sends, receives);
+      this.#applyCommit(sends, receives);
+      return SETTLED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** The rest of a commit that writes the store: applied once written, rolled back if not. */
+  async #commitStored(
+    operations: readonly StoreOperation[],
+    sends: readonly { stored: StoredMessage; routed: Routed[] }[],
+    receives: readonly Unacknowledged[],
+  ): Promise<void> {
+    try {
+      await this.#engine.storeLink.write(operations);
     } catch (error) {
       this.#discardSends(sends);
       this.#release(receives, true);
@@ -542,15 +564,35 @@ export class Session {
         { cause: error },
       );
     }
+    this.#applyCommit(sends, receives);
+  }
+
+  #applyCommit(
+    sends: readonly { stored: StoredMessage; routed: Routed[] }[],
+    receives: readonly Unacknowledged[],
+  ): void {
+    const { sendPipeline } = this.#engine;
     for (const { entry, backlog } of receives) backlog.acknowledge(entry);
     for (const send of sends) sendPipeline.addToBacklogs(send.stored, send.routed);
   }
 
-  /** Discards uncommitted sends and makes received messages available again, redelivered (SES-2). */
-  async rollback(): Promise<void> {
-    this.#checkOpen();
-    if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
-    if (!this.#listeners.listenerRunning) await this.idle();
+  /**
+   * Discards uncommitted sends and makes received messages available again, redelivered (SES-2).
+   * Not async itself: called from a listener (the usual case) it has nothing to wait for.
+   */
+  rollback(): Promise<void> {
+    try {
+      this.#checkOpen();
+      if (!this.transacted) throw new IllegalStateError('rollback() is only for transacted sessions');
+      if (!this.#listeners.listenerRunning) return this.idle().then(() => this.#rollbackNow());
+      this.#rollbackNow();
+      return SETTLED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #rollbackNow(): void {
     if (this.#uncommittedSends.length > 0) {
       this.#discardSends(this.#uncommittedSends);
       this.#uncommittedSends = [];
@@ -585,7 +627,9 @@ export class Session {
       const { entry, backlog } = records[0]!;
       if (redelivery.moveToErrorDestinationIfLimitReached(backlog, entry)) return;
       const delay = withDelay ? redelivery.delayFor(backlog, entry, sessionDelay) : 0;
-      if (delay > 0) storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
+      // The clock is read only for a stored entry: for any other the release reads it itself.
+      if (delay > 0 && storeLink.isStored(backlog, entry))
+        storeLink.recordDeliveryState(backlog, entry, clock.now() + delay);
       backlog.release(entry, delay);
       return;
     }

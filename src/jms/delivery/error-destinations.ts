@@ -15,7 +15,7 @@ import type { EngineIds } from '../engine/ids.js';
 import type { StoreLink } from '../engine/store-link.js';
 import type { SendPipeline } from '../engine/send-pipeline.js';
 import { InvalidDestinationError } from '../errors.js';
-import type { EngineLogger } from '../logger.js';
+import { type EngineLogger, logsDebug } from '../logger.js';
 import { errorDestinationCopy } from './error-copy.js';
 import { ErrorDestinationParking, type ParkedMove } from './error-destination-parking.js';
 import type { FlowControl } from './flow-control.js';
@@ -182,9 +182,10 @@ export class ErrorDestinations {
     backlog.remove(entry, removal);
     for (const r of routed) r.backlog.add(r.entry);
     this.messagesMoved++;
-    logger.debug(
-      { messageId: entry.id, from: origin, to: target.handle.toString(), reason },
-      'message moved to error destination',
-    );
+    if (logsDebug(logger))
+      logger.debug(
+        { messageId: entry.id, from: origin, to: target.handle.toString(), reason },
+        'message moved to error destination',
+      );
   }
 }

@@ -12,16 +12,11 @@
 import type { ScheduledTimer, TimerQueue } from '../clock.js';
 import type { MessageSelector } from '../selector/index.js';
 import { BacklogStatistics, type SharedTally } from './backlog-statistics.js';
+import type { DestinationKey } from './destination-key.js';
 import type { Entry, EntryState } from './entry.js';
 import type { Undelivered } from './undelivered.js';
 import { DEFAULT_UNIT_OF_ORDER_PROPERTY, unitOfOrderOf } from './unit-of-order.js';
-import {
-  type DestinationKey,
-  type OrderedEntries,
-  SortedEntries,
-  bySeq,
-  createOrderedEntries,
-} from './ordered-entries.js';
+import { type OrderedEntries, SortedEntries, bySeq, createOrderedEntries } from './ordered-entries.js';
 
 /** What a backlog needs of a consumer. */
 export interface BacklogConsumer {

@@ -5,7 +5,7 @@
  */
 import type { FlowThresholds } from '../delivery/flow-control.js';
 import { invalidSetting, nonNegativeMs } from '../client/setting-checks.js';
-import type { DestinationKey } from './ordered-entries.js';
+import type { DestinationKey } from './destination-key.js';
 
 /** What happens to an expired message (DLV-4). */
 export type ExpirationPolicy =

@@ -6,10 +6,8 @@
 import type { Message } from '../message/message.js';
 import type { Destination } from './destination.js';
 import type { DestinationState } from './destination-state.js';
+import type { LoadBalancing } from './load-balancing.js';
 import { unitOfOrderOf, unitOfOrderProperty } from './unit-of-order.js';
-
-/** How producers spread messages over members. */
-export type LoadBalancing = 'round-robin' | 'random';
 
 /** One member and its weight. */
 export interface Member {

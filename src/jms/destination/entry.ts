@@ -55,8 +55,15 @@ export class StoredMessage {
     readonly clientId: string | null,
   ) {
     this.#held = message;
-    this.#id = message.getJMSMessageID() ?? '';
     this.#flags = (message.getJMSPriority() & PRIORITY_MASK) | (persistent ? PERSISTENT : 0);
+    // An id the send has not built yet is kept as its prefix: built only if someone asks.
+    const prefix = message.generatedIdPrefixFor(seq);
+    if (prefix !== null) {
+      this.#id = prefix;
+      this.#flags |= ID_BY_SEQ;
+    } else {
+      this.#id = message.getJMSMessageID() ?? '';
+    }
     this.expiration = message.getJMSExpiration();
   }
 
@@ -116,6 +123,8 @@ export class StoredMessage {
     const held = this.#held;
     if (typeof held === 'function') return;
     if (this.scheduled) this.#deliveryTime = held.getJMSDeliveryTime();
+    this.#held = read;
+    if ((this.#flags & ID_BY_SEQ) !== 0) return;
     const suffix = this.seq.toString(36);
     const id = this.#id;
     // Only an id of the engine's form (`ID:<run>-<seq in base 36>`) is rebuilt from its parts.
@@ -126,7 +135,6 @@ export class StoredMessage {
         this.#flags |= ID_BY_SEQ;
       }
     }
-    this.#held = read;
   }
 
   /** Number of durable backlogs still holding the message; the store drops it at zero. */

@@ -3,6 +3,7 @@
  * the entry's generation when it was inserted and is skipped once the entry has moved on, so
  * taking a message from the middle (a selector consumer) costs nothing here.
  */
+import type { DestinationKey } from './destination-key.js';
 import type { Entry } from './entry.js';
 
 /** Compares entries for delivery order: negative when `a` goes first. */
@@ -150,13 +151,6 @@ export class PriorityEntries implements OrderedEntries {
   compact(): void {
     for (const level of this.#levels) level.compact();
   }
-}
-
-/** A destination's sort order: by a header or property, ascending or descending ("destination keys", DST-1). */
-export interface DestinationKey {
-  /** A header (`JMSPriority`, `JMSTimestamp`, ...) or property name. */
-  property: string;
-  direction: 'ascending' | 'descending';
 }
 
 /** Builds the ordered structure for a destination: the default, or a comparator over its keys. */

@@ -24,6 +24,11 @@ export class EngineIds {
     return this.#messageIdPrefix + seq.toString(36);
   }
 
+  /** What every id of this run starts with: {@link messageIdFor} is it and the sequence in base 36. */
+  get messageIdPrefix(): string {
+    return this.#messageIdPrefix;
+  }
+
   /** A new connection id. */
   newConnectionId(): string {
     return `connection-${++this.#connections}`;

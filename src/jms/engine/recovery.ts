@@ -7,7 +7,7 @@ import type { Backlog } from '../destination/backlog.js';
 import { Queue, Topic } from '../destination/destination.js';
 import { Entry, StoredMessage } from '../destination/entry.js';
 import type { DistributedDestinations } from '../destination/distributed-destinations.js';
-import type { LoadBalancing } from '../destination/distributed.js';
+import type { LoadBalancing } from '../destination/load-balancing.js';
 import type { DestinationRegistry } from '../destination/registry.js';
 import type { Subscriptions } from '../destination/subscriptions.js';
 import type { Redelivery } from '../delivery/redelivery.js';

@@ -81,6 +81,12 @@ export function checkPropertyName(name: string): void {
 /** A message with headers and properties and no body. The base of every message type. */
 export class Message {
   #messageId: string | null = null;
+  /**
+   * Set instead of the id by a send: the id is this prefix and {@link #messageIdSeq} in base 36,
+   * built when first read, since most messages never have their id read.
+   */
+  #messageIdPrefix: string | null = null;
+  #messageIdSeq = 0;
   #timestamp = 0;
   #correlationId: string | null = null;
   #replyTo: Destination | null = null;
@@ -114,10 +120,28 @@ export class Message {
   // --- headers (MSG-1) ---
 
   getJMSMessageID(): string | null {
+    if (this.#messageIdPrefix !== null) {
+      this.#messageId = this.#messageIdPrefix + this.#messageIdSeq.toString(36);
+      this.#messageIdPrefix = null;
+    }
     return this.#messageId;
   }
   setJMSMessageID(id: string | null): void {
     this.#messageId = id;
+    this.#messageIdPrefix = null;
+  }
+  /** @internal Sets the id a send gives it, `prefix` and `seq` in base 36, without building it yet (MSG-1). */
+  setGeneratedMessageID(prefix: string, seq: number): void {
+    this.#messageId = null;
+    this.#messageIdPrefix = prefix;
+    this.#messageIdSeq = seq;
+  }
+  /**
+   * @internal The prefix of its id when the id is that prefix and `seq` in base 36 and not yet
+   * built; null otherwise. A record of the message can then keep the prefix alone.
+   */
+  generatedIdPrefixFor(seq: number): string | null {
+    return this.#messageIdPrefix !== null && this.#messageIdSeq === seq ? this.#messageIdPrefix : null;
   }
   getJMSTimestamp(): number {
     return this.#timestamp;
@@ -269,6 +293,10 @@ export class Message {
     return asInteger(this.#required(name), 'short', `property '${name}'`);
   }
   getIntProperty(name: string): number {
+    // The common cases first, without building a typed value or the error text for them.
+    if (name === 'JMSXDeliveryCount' && this.#deliveryCount > 0) return this.#deliveryCount;
+    const stored = this.#properties.get(name);
+    if (stored !== undefined && stored.type === 'int') return stored.value;
     return asInteger(this.#required(name), 'int', `property '${name}'`);
   }
   getLongProperty(name: string): bigint {
@@ -283,7 +311,9 @@ export class Message {
   /** Reads a string; a missing property reads as null. */
   getStringProperty(name: string): string | null {
     const stored = this.getTypedProperty(name);
-    return stored === undefined ? null : asString(stored, `property '${name}'`);
+    if (stored === undefined) return null;
+    // A string property, the common case, without building the error text for it.
+    return stored.type === 'string' ? stored.value : asString(stored, `property '${name}'`);
   }
   /** The property's value in its JS form (long as bigint), or null when absent. */
   getObjectProperty(name: string): ObjectValue | null {
@@ -339,6 +369,8 @@ export class Message {
   /** Size of properties plus body in bytes (MSG-4): what quotas and statistics count. */
   getSize(): number {
     let size = this.getBodySize();
+    // Most messages have no properties: no iterator for them.
+    if (this.#properties.size === 0) return size;
     for (const [name, value] of this.#properties) size += name.length + typedValueSize(value);
     return size;
   }
@@ -397,6 +429,8 @@ export class Message {
   copy(): this {
     const target = this.createEmpty() as this;
     target.#messageId = this.#messageId;
+    target.#messageIdPrefix = this.#messageIdPrefix;
+    target.#messageIdSeq = this.#messageIdSeq;
     target.#timestamp = this.#timestamp;
     target.#correlationId = this.#correlationId;
     target.#replyTo = this.#replyTo;
@@ -418,7 +452,7 @@ export class Message {
 
   /** Logs and debug output show the id and type, never the body or properties. */
   toString(): string {
-    return `${this.constructor.name}(${this.#messageId ?? 'no id'})`;
+    return `${this.constructor.name}(${this.getJMSMessageID() ?? 'no id'})`;
   }
 }
 

@@ -24,9 +24,9 @@ import {
   subtract,
   toTruth,
   type ArithmeticValue,
-  type Truth,
   type Value,
 } from './values.js';
+import type { Truth } from './truth.js';
 
 /** A compiled condition. */
 export type Condition = (message: Message) => Truth;

@@ -4,8 +4,9 @@
  */
 export { parseSelector, type MessageSelector } from './message-selector.js';
 export { SubscriberIndex } from './subscriber-index.js';
-export { formatTruth, formatValue, type Explanation, type XPathExplanation } from './explain.js';
-export type { Truth } from './values.js';
+export { formatTruth, formatValue } from './explain.js';
+export type { Explanation, XPathExplanation } from './explanation.js';
+export type { Truth } from './truth.js';
 export {
   DEFAULT_XPATH_LIMITS,
   setXPathLimits,

@@ -6,9 +6,10 @@
 import type { Message } from '../message/message.js';
 import { childrenOf, type SelectorNode } from './ast.js';
 import { compileCondition } from './compiler.js';
-import { explainNode, type Explanation } from './explain.js';
+import { explainNode } from './explain.js';
+import type { Explanation } from './explanation.js';
 import { parseSelectorText } from './parser.js';
-import type { Truth } from './values.js';
+import type { Truth } from './truth.js';
 
 /** A parsed, compiled message selector. */
 export interface MessageSelector {

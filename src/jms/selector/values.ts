@@ -10,9 +10,7 @@
  * does an ordering (`<`, `>`, ...) of strings or booleans, which JMS does not define. Never an error.
  */
 import type { ComparisonOperator } from './ast.js';
-
-/** TRUE, FALSE or UNKNOWN (`null`). */
-export type Truth = boolean | null;
+import type { Truth } from './truth.js';
 
 /** A selector value. `unknown` because a property may hold bytes, which selectors treat as no known type. */
 export type Value = unknown;
