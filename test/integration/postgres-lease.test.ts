@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { type TestContext, test } from 'node:test';
+import pg from 'pg';
+import { PostgresLease } from '../../src/ha/postgres-lease.js';
+import { FakeClock } from '../helpers/fake-clock.js';
+import { PG_URL, freshSchema, postgresSkip } from '../helpers/postgres.js';
+
+const skip = await postgresSkip();
+const TTL_MS = 5_000;
+
+async function leases(t: TestContext, count: number, clock = new FakeClock()) {
+  const fresh = await freshSchema('lease');
+  const { schema } = fresh;
+  const made = Array.from(
+    { length: count },
+    (_, i) =>
+      new PostgresLease({
+        url: PG_URL,
+        schema,
+        ttlMs: TTL_MS,
+        clock,
+        instanceId: `gw-${i}`,
+        lockTimeoutMs: 200,
+      }),
+  );
+  t.after(async () => {
+    await Promise.all(made.map((lease) => lease.close()));
+    await fresh.drop();
+  });
+  await made[0]!.ensureTable();
+  return { made, clock, schema };
+}
+
+test('lease - one of ten instances claiming at once gets the lease, with epoch 1', { skip }, async (t) => {
+  const { made } = await leases(t, 10);
+  const epochs = await Promise.all(made.map((lease) => lease.tryAcquire()));
+  assert.deepEqual(
+    epochs.filter((epoch) => epoch !== undefined),
+    [1],
+  );
+  const holder = await made[0]!.read();
+  assert.equal(holder?.holder, made[epochs.indexOf(1)]!.instanceId);
+});
+
+test(
+  'lease - a standby takes over only once the grant ran out, with the next epoch; the old holder cannot renew',
+  { skip },
+  async (t) => {
+    const { made, clock } = await leases(t, 2);
+    const [active, standby] = made as [PostgresLease, PostgresLease];
+    assert.equal(await active.tryAcquire(), 1);
+    await clock.advance(TTL_MS - 1);
+    assert.equal(await standby.tryAcquire(), undefined, 'the grant still runs');
+    assert.equal(await active.renew(1), true);
+    await clock.advance(TTL_MS - 1);
+    assert.equal(await standby.tryAcquire(), undefined, 'renewed, so it runs again');
+    await clock.advance(1);
+    assert.equal(await standby.tryAcquire(), 2);
+    assert.equal(await active.renew(1), false);
+    assert.equal(await active.tryAcquire(), undefined);
+  },
+);
+
+test('lease - a released grant is taken at once', { skip }, async (t) => {
+  const { made } = await leases(t, 2);
+  assert.equal(await made[0]!.tryAcquire(), 1);
+  await made[0]!.release(1);
+  assert.equal((await made[0]!.read())?.holder, undefined);
+  assert.equal(await made[1]!.tryAcquire(), 2);
+});
+
+test(
+  'lease - a renewal after the grant ran out keeps it when nobody took over (the epoch did not move)',
+  { skip },
+  async (t) => {
+    const { made, clock } = await leases(t, 1);
+    assert.equal(await made[0]!.tryAcquire(), 1);
+    await clock.advance(TTL_MS * 3);
+    assert.equal(await made[0]!.renew(1), true);
+  },
+);
+
+test(
+  'fence - a write of an old epoch is refused, and a takeover waits for a write in progress',
+  { skip },
+  async (t) => {
+    const { made, clock } = await leases(t, 2);
+    const [active, standby] = made as [PostgresLease, PostgresLease];
+    assert.equal(await active.tryAcquire(), 1);
+    const writer = new pg.Client({ connectionString: PG_URL });
+    await writer.connect();
+    t.after(() => writer.end());
+    const fence = active.fence(1);
+
+    // A write in progress holds the lease row: past the grant, the claim gives up for this round.
+    await writer.query('BEGIN');
+    const { text, values } = fence.statement();
+    assert.equal((await writer.query(text, [...values])).rowCount, 1);
+    await clock.advance(TTL_MS);
+    assert.equal(await standby.tryAcquire(), undefined, 'the claim waits for the write, then gives up');
+    await writer.query('COMMIT');
+    assert.equal(await standby.tryAcquire(), 2);
+
+    // The old active, paused through the takeover, comes back: its next write finds no grant.
+    await writer.query('BEGIN');
+    const stale = fence.statement();
+    assert.equal((await writer.query(stale.text, [...stale.values])).rowCount, 0);
+    await writer.query('ROLLBACK');
+    assert.match(fence.describe(), /gw-0.*no longer holds the active lease of epoch 1/);
+  },
+);
+
+test('fence - a grant that ran out refuses writes even before anyone takes over', { skip }, async (t) => {
+  const { made, clock } = await leases(t, 1);
+  assert.equal(await made[0]!.tryAcquire(), 1);
+  await clock.advance(TTL_MS);
+  const { text, values } = made[0]!.fence(1).statement();
+  const writer = new pg.Client({ connectionString: PG_URL });
+  await writer.connect();
+  t.after(() => writer.end());
+  assert.equal((await writer.query(text, [...values])).rowCount, 0);
+});
+
+test(
+  'lease - an unreachable database rejects the claim with the cause, never the password',
+  { skip },
+  async () => {
+    const lease = new PostgresLease({
+      url: 'postgres://gateway:s3cret-pw@127.0.0.1:1/test',
+      schema: 'nowhere',
+      ttlMs: TTL_MS,
+    });
+    try {
+      await assert.rejects(lease.tryAcquire(), (error: Error) => {
+        assert.match(error.message, /ECONNREFUSED|connect/);
+        assert.doesNotMatch(error.message, /s3cret-pw/);
+        return true;
+      });
+    } finally {
+      await lease.close();
+    }
+  },
+);
