@@ -37,6 +37,7 @@ import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { failureOf } from './bridge-failures.js';
+import type { HaAdmin } from '../admin/ha-routes.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
@@ -63,6 +64,8 @@ export interface GatewayStartOptions {
    * `reload()`, SIGHUP and `POST /reload`. Without it the gateway cannot reload.
    */
   readonly loadConfig?: () => Promise<ReloadSource>;
+  /** One instance of an active/standby group: the admin API adds `/ha` and the role. */
+  readonly ha?: HaAdmin;
 }
 
 /** A configuration to reload, or every problem found in it (`file:line:col: path: message`). */
@@ -203,6 +206,7 @@ export class Gateway {
       bridges: this.control,
       ...(this.#loadConfig ? { reload: () => this.reload(), previewReload: () => this.previewReload() } : {}),
       ready: () => this.readiness(),
+      ...(options.ha ? { ha: options.ha } : {}),
       logger,
     });
   }

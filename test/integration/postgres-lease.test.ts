@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import pg from 'pg';
-import { PostgresLease } from '../../src/ha/postgres-lease.js';
+import { PostgresLease } from '../../src/store/postgres-lease.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { PG_URL, freshSchema, postgresSkip } from '../helpers/postgres.js';
 

@@ -9,11 +9,16 @@
  * What the roles mean to the gateway (open the store, recover, start the bridges; stop them) is
  * the caller's, through {@link HaRoleHandlers}.
  */
+import type { HaRoleName } from '../admin/readiness.js';
 import { type Clock, systemClock } from '../jms/clock.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
-import type { Lease } from './lease.js';
+import type { Lease } from '../store/lease.js';
 
-export type HaRole = 'standby' | 'activating' | 'active' | 'stepping-down' | 'stopped';
+/** standby, activating (recovering after winning the lease), active, stepping-down, stopped. */
+export type HaRole = HaRoleName;
+
+/** The roles in which this instance holds the lease and renews it. */
+const HOLDS_LEASE: ReadonlySet<HaRole> = new Set(['activating', 'active', 'stepping-down']);
 
 /** What the gateway does when the role changes. */
 export interface HaRoleHandlers {
@@ -107,8 +112,15 @@ export class HaCoordinator {
       const { role, epoch } = this.#state;
       if (role !== 'active' || epoch === undefined) return;
       steppedDown = true;
+      // The lease is still renewed while the bridges drain: their last writes must go through.
       this.#set({ role: 'stepping-down', epoch });
-      await this.#toStandby('stepped down');
+      try {
+        await this.#handlers.becomeStandby('stepped down');
+      } catch (error) {
+        this.#logger.error({ error: (error as Error).message }, 'stepping down failed');
+      }
+      this.#cancelTimers();
+      this.#set({ role: 'standby', reason: 'stepped down' });
       await this.#lease.release(epoch).catch((error: unknown) => {
         // The grant then runs out on its own: the standby waits longer, nothing else changes.
         this.#logger.warn({ error: (error as Error).message }, 'could not give the lease back');
@@ -173,7 +185,7 @@ export class HaCoordinator {
 
   async #renew(): Promise<void> {
     const { role, epoch } = this.#state;
-    if ((role !== 'active' && role !== 'activating') || epoch === undefined) return;
+    if (!HOLDS_LEASE.has(role) || epoch === undefined) return;
     const startedAt = this.#clock.now();
     let renewed: boolean | undefined;
     try {
@@ -184,8 +196,7 @@ export class HaCoordinator {
         'could not renew the active lease; trying again',
       );
     }
-    if (this.#state.epoch !== epoch || (this.#state.role !== 'active' && this.#state.role !== 'activating'))
-      return;
+    if (this.#state.epoch !== epoch || !HOLDS_LEASE.has(this.#state.role)) return;
     if (renewed === false) {
       await this.#lose('the lease was taken over by another instance');
       return;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type HaRole, HaCoordinator } from '../../../src/ha/ha-coordinator.js';
-import type { Lease, LeaseHolder } from '../../../src/ha/lease.js';
+import { type HaRole, HaCoordinator } from '../../../src/gateway/ha-coordinator.js';
+import type { Lease, LeaseHolder } from '../../../src/store/lease.js';
 import type { Clock } from '../../../src/jms/clock.js';
 import { FakeClock, settle } from '../../helpers/fake-clock.js';
 
@@ -90,7 +90,7 @@ class ProcessClock implements Clock {
 }
 
 /** An instance: its coordinator and what its handlers were told. */
-function instance(row: LeaseRow, id: string, failActivation = false) {
+function instance(row: LeaseRow, id: string, failActivation = false, drainMs = 0) {
   const events: string[] = [];
   const clock = new ProcessClock(row.clock);
   const coordinator = new HaCoordinator({
@@ -105,7 +105,13 @@ function instance(row: LeaseRow, id: string, failActivation = false) {
       },
       becomeStandby: (reason) => {
         events.push(`standby: ${reason}`);
-        return Promise.resolve();
+        if (drainMs === 0) return Promise.resolve();
+        return new Promise<void>((resolve) =>
+          clock.setTimer(() => {
+            events.push('drained');
+            resolve();
+          }, drainMs),
+        );
       },
     },
   });
@@ -217,6 +223,25 @@ test('ha - step-down hands over to the standby at once, and the old active stays
   assert.equal(a.role(), 'standby');
   assert.deepEqual(a.events, ['active 1', 'standby: stepped down']);
   assert.equal(await a.coordinator.stepDown(), false, 'a standby has nothing to hand over');
+  await Promise.all([a.coordinator.stop(), b.coordinator.stop()]);
+});
+
+test('ha - stepping down keeps the lease renewed while the bridges drain, then hands over', async () => {
+  const row = new LeaseRow(new FakeClock());
+  const a = instance(row, 'a', false, TTL_MS * 2);
+  const b = instance(row, 'b');
+  a.coordinator.start();
+  await row.clock.advance(0);
+  b.coordinator.start();
+  const steppingDown = a.coordinator.stepDown();
+  await row.clock.advance(TTL_MS * 2 - 1);
+  assert.equal(a.role(), 'stepping-down');
+  assert.equal(b.role(), 'standby', 'the drain outlasts a grant, but the lease is renewed meanwhile');
+  await row.clock.advance(1);
+  assert.equal(await steppingDown, true);
+  await row.clock.advance(1_000);
+  assert.equal(b.role(), 'active');
+  assert.deepEqual(a.events, ['active 1', 'standby: stepped down', 'drained']);
   await Promise.all([a.coordinator.stop(), b.coordinator.stop()]);
 });
 
