@@ -92,4 +92,5 @@ export {
 export { type MessageStore, type StoreOperation, type RecoveredState } from './jms/store-port.js';
 export { MemoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { FileStore, type FileStoreOptions } from './store/file-store.js';
+export { PostgresStore, type PostgresStoreOptions } from './store/postgres-store.js';
 export { StoreError } from './store/store-error.js';

@@ -14,6 +14,7 @@ import type { CommandRunner } from './command-runner.js';
 import { registerCompletion } from './completion.js';
 import { registerGatewayCommands } from './gateway-commands.js';
 import { registerSelectorCommands } from './selector-command.js';
+import { registerStoreCommands } from './store-commands.js';
 import { packageVersion } from './version.js';
 
 const PROGRAM_HELP = `
@@ -60,6 +61,7 @@ export function buildProgram(io: CliIo, version: string, exitWith: (code: number
   registerAdminCommands(program, run, io);
   registerBridgeCommands(program, run, io);
   registerHaCommands(program, run, io);
+  registerStoreCommands(program, run, io);
   registerCompletion(program, run, io);
   program
     .command('version')

@@ -55,6 +55,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
   checkUsers(((data.security ?? {}) as Plain).users, report);
   checkHighAvailability(data, report);
+  checkStore((data.store ?? {}) as Plain, report);
   const admin = (data.admin ?? {}) as Plain;
   const token = env[ADMIN_TOKEN_ENV];
   const weakness = admin.enabled !== false && token ? tokenWeakness(token) : undefined;
@@ -70,6 +71,23 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
       `'${admin.host}' is not loopback, so the admin API needs a token: set the environment variable ${ADMIN_TOKEN_ENV}, or listen on 127.0.0.1`,
     );
   return problems;
+}
+
+/** A PostgreSQL store needs its URL; the other stores take none (a URL there would be ignored). */
+function checkStore(store: Plain, report: (path: string, message: string) => void): void {
+  if (store.type === 'postgres') {
+    if (typeof store.url !== 'string' || store.url === '')
+      report(
+        'store.url',
+        "type 'postgres' needs a url: url: ${PG_URL} (postgres://user:password@host:5432/database)",
+      );
+    else if (!/^postgres(ql)?:\/\//.test(store.url))
+      report('store.url', 'the url must start with postgres:// or postgresql://');
+    if (store.memory === true)
+      report('store.memory', "memory: true and type: 'postgres' contradict each other: keep one");
+  } else if (store.url !== undefined) {
+    report('store.url', "url is for type: 'postgres': set type: postgres, or remove url");
+  }
 }
 
 /** User names are unique: a second entry would leave it unclear which password counts. */

@@ -83,9 +83,16 @@ export interface GatewayConfig {
   /** The file it came from, for logs. */
   readonly file: string;
   readonly store: {
+    /** Absent: the file store (or the memory store with `memory`). */
+    readonly type?: 'file' | 'memory' | 'postgres';
     readonly path: string;
     readonly memory: boolean;
     readonly synchronous: 'full' | 'normal';
+    /** With `type: postgres`, as the next four; a secret. Absent ones take the store's defaults. */
+    readonly url?: string;
+    readonly schema?: string;
+    readonly migrate?: boolean;
+    readonly connectAttempts?: number;
   };
   readonly admin: { readonly enabled: boolean; readonly host: string; readonly port: number };
   /** Active/standby high availability (on the PostgreSQL store). */

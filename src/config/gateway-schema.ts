@@ -425,7 +425,7 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       0,
     ),
     duplicateWindow: object(
-      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file store, named after the bridge, so it survives a restart (into an engine destination, in the same commit as the message); in memory with `store.memory`. A Kafka target also rebuilds it from the topic at every connect.',
+      'With exactly-once: the window of JMSMessageIDs already forwarded. Kept in the file or PostgreSQL store, named after the bridge, so it survives a restart (into an engine destination, in the same commit as the message); in memory with `store.memory`. A Kafka target also rebuilds it from the topic at every connect.',
       {
         maxEntries: integer(
           'Most ids kept; the oldest is forgotten first. A Kafka target reads back this many of its last messages per partition at connect.',
@@ -445,6 +445,36 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
 export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
   return object('The jms-gateway configuration file.', {
     store: object('Where durable state goes (PER-1..4).', {
+      type: {
+        type: 'enum',
+        values: ['file', 'memory', 'postgres'],
+        description:
+          "Default 'file' (or 'memory' with `memory: true`). 'file': the embedded file store at `path`; 'memory': nothing survives a restart (as `memory: true`); 'postgres': tables in a PostgreSQL schema (`url`, `schema`).",
+      },
+      url: {
+        type: 'string',
+        secret: true,
+        description:
+          'With `type: postgres`: the database, `postgres://user:password@host:5432/database`, best from the environment (`url: ${PG_URL}`). Never logged; its password is masked everywhere.',
+      },
+      schema: {
+        type: 'string',
+        pattern: '^[A-Za-z_][A-Za-z0-9_]{0,62}$',
+        description:
+          "With `type: postgres`: the schema that holds the store's tables (default `jms_gateway`), created if missing; it must hold nothing else.",
+      },
+      migrate: {
+        type: 'boolean',
+        description:
+          'With `type: postgres`: create the schema or apply pending migrations at start (default true). false: start only on a schema at the current version (`jms-gateway store migrate` brings it there).',
+      },
+      connectAttempts: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        description:
+          'With `type: postgres`: connection attempts at start (default 1) before the gateway gives up, with a doubling pause from 0.5 s (at most 10 s) between them.',
+      },
       path: {
         type: 'string',
         default: './data',

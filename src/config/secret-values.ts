@@ -11,11 +11,12 @@ import type { EndpointConfig, GatewayConfig } from './gateway-config.js';
 
 /** Every secret value of the configuration's broker endpoints, named connections and users. */
 export function secretValues(
-  config: Pick<GatewayConfig, 'bridges' | 'connections' | 'security'>,
+  config: Pick<GatewayConfig, 'bridges' | 'connections' | 'security'> & { store?: { url?: string } },
   registry: ConnectorRegistry,
 ): Set<string> {
   const found = new Set<string>();
   for (const user of config.security.users ?? []) found.add(user.password);
+  if (config.store?.url) for (const part of credentialsIn(config.store.url)) found.add(part);
   for (const bridge of config.bridges) {
     const endpoints: (EndpointConfig | undefined)[] = [bridge.source, bridge.target, bridge.errorDestination];
     for (const endpoint of endpoints)

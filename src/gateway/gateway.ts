@@ -36,6 +36,7 @@ import { setXPathLimitListener, setXPathLimits } from '../jms/selector/xpath/xpa
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { PostgresStore } from '../store/postgres-store.js';
 import { failureOf } from './bridge-failures.js';
 import type { HaAdmin } from '../admin/ha-routes.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
@@ -563,7 +564,17 @@ function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeV
 }
 
 async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<MessageStore> {
-  if (config.store.memory) return new MemoryStore();
+  if (config.store.memory || config.store.type === 'memory') return new MemoryStore();
+  if (config.store.type === 'postgres')
+    return PostgresStore.open({
+      url: config.store.url ?? '',
+      ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
+      ...(config.store.migrate === undefined ? {} : { migrate: config.store.migrate }),
+      ...(config.store.connectAttempts === undefined
+        ? {}
+        : { connectAttempts: config.store.connectAttempts }),
+      logger: logger.child({ component: 'store' }),
+    });
   await mkdir(config.store.path, { recursive: true });
   // A path ending in the separator is a directory to the file store: `gateway.db` goes inside.
   const path = config.store.path.endsWith(sep) ? config.store.path : `${config.store.path}${sep}`;

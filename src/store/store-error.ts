@@ -1,6 +1,8 @@
 /**
  * The error the file store raises: opening a damaged or foreign file, a write SQLite refused (disk
- * full, I/O error), or use after close. Its message names the file and says what to do.
+ * full, I/O error), or use after close. Its message names the file and says what to do. The
+ * PostgreSQL store raises it too: `file` is then the database URL (password masked) and schema,
+ * and `sqliteCode` the SQLSTATE (or the connection error's code).
  */
 import { JMSError } from '../jms/errors.js';
 

@@ -1,5 +1,6 @@
 /**
  * Crash recovery end to end (PER-1, PER-3): a worker process runs persistent load on a file store
+ * (and, in a second test, on the PostgreSQL store)
  * and is killed with SIGKILL at random moments, then restarted on the same directory; at the end
  * a last run drains everything. The exactly-once variants (BRG-2) do the same to a gateway whose
  * exactly-once bridge moves the load from an engine queue to an engine queue or to Kafka (see
@@ -27,12 +28,14 @@ import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
+import { dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
 
 const WORKER = fileURLToPath(new URL('../helpers/crash-worker.ts', import.meta.url));
 const BRIDGE_WORKER = fileURLToPath(new URL('../helpers/crash-bridge-worker.ts', import.meta.url));
 const RABBIT_WORKER = fileURLToPath(new URL('../helpers/crash-rabbit-worker.ts', import.meta.url));
 const amqp = await amqpBroker();
 const kafka = await kafkaBroker();
+const postgresMissing = (await postgresSkip()) ?? false;
 const ROUNDS = 4;
 const MIN_RUN_MS = 500;
 const MAX_RUN_MS = 2_000;
@@ -70,9 +73,9 @@ interface Run {
 }
 
 /** Starts the worker; `ready` resolves on its READY line and rejects if it exits or hangs before. */
-function startWorker(dir: string, mode: 'load' | 'drain', round: number): Run {
+function startWorker(dir: string, mode: 'load' | 'drain', round: number, store = join(dir, 'store')): Run {
   const factFile = join(dir, 'facts', `round-${round}.txt`);
-  return spawnWorker([WORKER, join(dir, 'store'), mode, String(round), factFile], factFile, round);
+  return spawnWorker([WORKER, store, mode, String(round), factFile], factFile, round);
 }
 
 /** Starts the exactly-once bridge worker (crash-bridge-worker.ts) for `target`. */
@@ -205,6 +208,47 @@ test(
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'postgres store - kill -9 under load loses no sent message and brings back no acknowledged one (PER-1, PER-3)',
+  { timeout: 120_000, skip: postgresMissing },
+  async (t) => {
+    const seed = Number(process.env.CRASH_SEED ?? 20_260_101);
+    const random = prng(seed);
+    const dir = await mkdtemp(join(tmpdir(), 'crash-recovery-pg-'));
+    await mkdir(join(dir, 'facts'));
+    const schema = uniqueSchema('crash');
+    try {
+      const runs = await killRounds(
+        t,
+        (mode, round) => startWorker(dir, mode, round, `postgres:${schema}`),
+        random,
+        { rounds: ROUNDS },
+      );
+      const result = analyse(runs);
+      const summary =
+        `seed ${seed}: sent ${result.sentQueue} to the queue and ${result.sentTopic} to the topic, ` +
+        `consumed ${result.consumed}, lost ${result.lost.length}, redelivered ${result.redelivered}, ` +
+        `came back after acknowledgement ${result.resurrected.length}, in doubt ${result.inDoubt}`;
+      console.log(`crash recovery (postgres): ${summary}`);
+      t.diagnostic(summary);
+      assert.ok(result.sentQueue > 0 && result.sentTopic > 0, 'the load ran');
+      assert.deepEqual(
+        result.lost.slice(0, 10),
+        [],
+        `lost ${result.lost.length} messages whose send had resolved`,
+      );
+      assert.deepEqual(result.resurrected.slice(0, 10), [], 'acknowledged or committed messages came back');
+      assert.ok(
+        result.inDoubt <= ROUNDS * (2 + 5 + 1),
+        `${result.inDoubt} messages in doubt is more than consumers hold`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await dropSchema(schema);
     }
   },
 );

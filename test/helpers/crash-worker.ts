@@ -15,7 +15,7 @@
  * the acknowledgement after it is stored and the kill comes. `writeSync` to a file hands the line
  * to the kernel before it returns, and the kernel keeps it through a SIGKILL.
  *
- * Usage: node --import tsx test/helpers/crash-worker.ts <store dir> <load|drain> <round> <fact file>
+ * Usage: node --import tsx test/helpers/crash-worker.ts <store dir | postgres:schema> <load|drain> <round> <fact file>
  */
 import { openSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,6 +28,7 @@ import {
   TextMessage,
 } from '../../src/index.js';
 import { FileStore } from '../../src/store/file-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
 
 const [dir, mode, roundText, factFile] = process.argv.slice(2);
 if (!dir || (mode !== 'load' && mode !== 'drain') || !roundText || !factFile) {
@@ -60,7 +61,13 @@ process.on('unhandledRejection', (error) => {
 // The engine's timers are unref'd; this keeps the process alive while consumers wait on them.
 const keepAlive = setInterval(() => undefined, 60_000);
 
-const store = await FileStore.open({ path: dir });
+// `postgres:<schema>`: the PostgreSQL store at PG_URL, in that schema; anything else is the file store's directory.
+const store = dir.startsWith('postgres:')
+  ? await PostgresStore.open({
+      url: process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+      schema: dir.slice('postgres:'.length),
+    })
+  : await FileStore.open({ path: dir });
 const engine = await JmsEngine.open({ store });
 const queue = await engine.createQueue('work');
 const topic = await engine.createTopic('events');

@@ -1,42 +1,55 @@
 /**
- * The PostgreSQL the store and lease tests run against: `PG_URL`, else the loopback default
- * (`postgres://postgres@127.0.0.1:5432/test`, trust auth). Missing, the tests are skipped with the
- * fix, or fail with `REQUIRE_BROKERS=1` (CI). Each test takes a schema of its own and drops it.
+ * The PostgreSQL that integration tests of the PostgreSQL store run against: `PG_URL`, else one on
+ * the loopback default port (trust auth, database `test`). Missing, the tests are skipped, or fail
+ * with `REQUIRE_BROKERS=1`. Each test works in a schema of its own, dropped afterwards.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import pg from 'pg';
 
 export const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** undefined when PostgreSQL answers; else the skip reason (or a thrown error under REQUIRE_BROKERS). */
+function answers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 5432) });
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+/** Undefined when PostgreSQL is here; else why the tests are skipped. Throws with REQUIRE_BROKERS=1. */
 export async function postgresSkip(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    return undefined;
-  } catch (error) {
-    const reason = `no PostgreSQL at PG_URL or 127.0.0.1:5432 (${(error as Error).message}); start it or set PG_URL`;
-    if (process.env.REQUIRE_BROKERS === '1') throw new Error(reason);
-    return reason;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  if (await answers(PG_URL)) return undefined;
+  const why = `no PostgreSQL at ${new URL(PG_URL).host}: set PG_URL or start PostgreSQL`;
+  if (process.env.REQUIRE_BROKERS === '1') throw new Error(why);
+  return why;
 }
 
-/** A fresh schema; `drop` removes it with everything in it. */
-export async function freshSchema(prefix: string): Promise<{ schema: string; drop(): Promise<void> }> {
-  const schema = `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  await sql(`CREATE SCHEMA "${schema}"`);
-  return { schema, drop: () => sql(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => undefined) };
+/** A schema name no other test uses. */
+export function uniqueSchema(prefix = 'test'): string {
+  return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
-/** Runs one statement on a short-lived connection. */
-export async function sql<R extends object = object>(text: string, values: unknown[] = []): Promise<R[]> {
+/** Runs `sql` as the test's superuser, on a connection of its own. */
+export async function adminQuery(sql: string, params: unknown[] = []): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    return (await client.query<R>(text, values)).rows;
+    return await client.query(sql, params);
   } finally {
     await client.end();
   }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }

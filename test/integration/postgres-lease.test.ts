@@ -3,14 +3,14 @@ import { type TestContext, test } from 'node:test';
 import pg from 'pg';
 import { PostgresLease } from '../../src/store/postgres-lease.js';
 import { FakeClock } from '../helpers/fake-clock.js';
-import { PG_URL, freshSchema, postgresSkip } from '../helpers/postgres.js';
+import { PG_URL, adminQuery, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
 
 const skip = await postgresSkip();
 const TTL_MS = 5_000;
 
 async function leases(t: TestContext, count: number, clock = new FakeClock()) {
-  const fresh = await freshSchema('lease');
-  const { schema } = fresh;
+  const schema = uniqueSchema('lease');
+  await adminQuery(`CREATE SCHEMA "${schema}"`);
   const made = Array.from(
     { length: count },
     (_, i) =>
@@ -25,7 +25,7 @@ async function leases(t: TestContext, count: number, clock = new FakeClock()) {
   );
   t.after(async () => {
     await Promise.all(made.map((lease) => lease.close()));
-    await fresh.drop();
+    await dropSchema(schema);
   });
   await made[0]!.ensureTable();
   return { made, clock, schema };
