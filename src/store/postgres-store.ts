@@ -107,9 +107,10 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     this.#schema = schema;
     this.location = `${redactUrl(url)} schema ${schema}`;
     this.#writer = writer;
+    writer.on('error', () => this.#dropWriter(writer));
     this.#logger = options.logger ?? silentLogger;
     this.#recoveryBatch = Math.max(1, Math.floor(options.recoveryBatch ?? 500));
-    this.#reader = new PostgresSyncReader(url);
+    this.#reader = new PostgresSyncReader(url, `jms-gateway store reader ${schema}`);
   }
 
   /**
@@ -574,7 +575,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   /** The writing connection, made again if the last one was lost. */
   async #client(): Promise<pg.Client> {
     if (this.#writer) return this.#writer;
-    const client = newClient(this.#url, 'jms-gateway store');
+    const client = newClient(this.#url, `jms-gateway store ${this.#schema}`);
     try {
       await client.connect();
     } catch (error) {
@@ -797,6 +798,7 @@ async function takeOwnership(
   }
 }
 
+/** `name` shows in pg_stat_activity (`application_name`, cut at 63 characters by the server). */
 function newClient(url: string, name: string): pg.Client {
   // A server that does not answer (a dropped route) fails the attempt instead of hanging the start.
   return new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 10_000 });
@@ -812,7 +814,7 @@ async function connectWithRetry(
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   let pause = Math.max(0, options.connectBackoffMs ?? 500);
   for (let attempt = 1; ; attempt++) {
-    const client = newClient(url, 'jms-gateway store');
+    const client = newClient(url, `jms-gateway store ${options.schema ?? DEFAULT_SCHEMA}`);
     // An error after connect (server restart) is handled where the connection is used.
     client.on('error', () => undefined);
     try {

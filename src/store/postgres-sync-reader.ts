@@ -20,7 +20,7 @@ let connecting;
 function connect() {
   if (client) return Promise.resolve(client);
   if (!connecting) {
-    const next = new pg.Client({ connectionString: url, application_name: 'jms-gateway store reader', connectionTimeoutMillis: 10000 });
+    const next = new pg.Client({ connectionString: url, application_name: workerData.name, connectionTimeoutMillis: 10000 });
     next.on('error', () => { if (client === next) client = undefined; });
     connecting = next.connect().then(
       () => { client = next; connecting = undefined; return next; },
@@ -70,7 +70,7 @@ export class PostgresSyncReader {
   #next = 0;
   #closed = false;
 
-  constructor(url: string, timeoutMs = 30_000) {
+  constructor(url: string, name = 'jms-gateway store reader', timeoutMs = 30_000) {
     const flag = new SharedArrayBuffer(4);
     this.#signal = new Int32Array(flag);
     this.#timeoutMs = timeoutMs;
@@ -79,7 +79,7 @@ export class PostgresSyncReader {
     const pgPath = createRequire(import.meta.url).resolve('pg');
     this.#worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { port: port2, flag, url, pgPath },
+      workerData: { port: port2, flag, url, pgPath, name },
       transferList: [port2],
       // The worker needs none of the loaders this process may run with.
       execArgv: [],

@@ -304,7 +304,8 @@ test(
         await store.recover();
         await store.commit(addOps('ID:1', 1));
         await adminQuery(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jms-gateway store'",
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [`jms-gateway store ${schema}`],
         );
         // The first commit after the loss may fail (its connection was cut); the next ones go through.
         await store.commit(addOps('ID:2', 2)).catch(() => undefined);
@@ -371,11 +372,12 @@ test(
         await store.commit(addOps('ID:1', 1));
         assert.equal((store.readMessage('ID:1') as TextMessage).getText(), 'ID:1');
         await adminQuery(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'jms-gateway store reader'",
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
+          [`jms-gateway store reader ${schema}`],
         );
         // The read that meets the cut connection fails with a store error (the engine tries a paged
         // body again); the next one connects anew.
-        let text: string | undefined;
+        let text: string | null | undefined;
         for (let attempt = 0; attempt < 2 && text === undefined; attempt++) {
           try {
             text = (store.readMessage('ID:1') as TextMessage).getText();
