@@ -15,6 +15,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { type Clock, systemClock } from '../jms/clock.js';
 import type { Lease, LeaseHolder, WriteFence } from './lease.js';
+import { checkSchemaName, leaseTableDdl, quoted } from './postgres-schema.js';
 
 export interface PostgresLeaseOptions {
   /** A connection string (a secret: it is never logged). */
@@ -33,24 +34,6 @@ export interface PostgresLeaseOptions {
   readonly clock?: Clock;
   /** Default: host name, process id and a random part. */
   readonly instanceId?: string;
-}
-
-/** A schema name that can go into SQL without quoting surprises. */
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-/** The DDL for the lease table, for the store's migrations. */
-export function leaseTableDdl(schema: string): string {
-  return `CREATE TABLE IF NOT EXISTS ${quoteSchema(schema)}.gateway_lease (
-    name text PRIMARY KEY,
-    holder text,
-    epoch bigint NOT NULL,
-    expires_at bigint NOT NULL
-  )`;
-}
-
-export function quoteSchema(schema: string): string {
-  if (!SCHEMA_NAME.test(schema)) throw new Error(`schema name '${schema}' is not a plain SQL identifier`);
-  return `"${schema}"`;
 }
 
 export function defaultInstanceId(): string {
@@ -74,7 +57,7 @@ export class PostgresLease implements Lease {
   constructor(options: PostgresLeaseOptions) {
     this.#url = options.url;
     this.#schema = options.schema;
-    this.#table = `${quoteSchema(options.schema)}.gateway_lease`;
+    this.#table = `${quoted(checkSchemaName(options.schema))}.gateway_lease`;
     this.#name = options.name ?? 'default';
     this.#ttlMs = options.ttlMs;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 1_000;
@@ -82,9 +65,9 @@ export class PostgresLease implements Lease {
     this.instanceId = options.instanceId ?? defaultInstanceId();
   }
 
-  /** Creates the lease table if it is missing (the store's migrations create it too). */
+  /** Creates the lease table if it is missing (the store's migrations create it; for tests). */
   async ensureTable(): Promise<void> {
-    await this.#query(leaseTableDdl(this.#schema), []);
+    await this.#query(leaseTableDdl(quoted(this.#schema)), []);
   }
 
   async tryAcquire(): Promise<number | undefined> {
