@@ -19,6 +19,7 @@ import { answerClientError } from './client-error.js';
 import type { DestinationOperations } from './destination-operations.js';
 import { statusOf } from './error-status.js';
 import { HttpError, MAX_BODY_BYTES, badSegmentOf, jsonBodyParser, jsonSerializer } from './http-util.js';
+import { type HaAdmin, HaStatusSchema, haRoutes } from './ha-routes.js';
 import { GatewayMetrics } from './metrics.js';
 import { OPENAPI_OPTIONS, openApiDocument } from './openapi.js';
 import { type ReadinessReport, readinessReport } from './readiness.js';
@@ -26,6 +27,9 @@ import { type AdminAction, type AdminServices, type Route, adminRoutes } from '.
 import { Readiness, SHARED_SCHEMAS, error, ref } from './schemas.js';
 import { CONSOLE_HEADERS, CONSOLE_PATH, consoleAsset } from './console-assets.js';
 import { validatorCompiler, validationError } from './validation.js';
+
+/** What a standby answers besides the console's files; every other path is the active instance's. */
+const STANDBY_PATHS = /^\/(health|ready|metrics|openapi\.json|ha|ha\/step-down|console(\/.*)?)$/;
 
 /** Paths anyone may ask for: a probe has no token. */
 const OPEN_PATHS = /^\/(health|ready)$/;
@@ -49,6 +53,11 @@ export interface AdminServerOptions {
    * keep it from it. Default: always.
    */
   ready?: () => boolean | ReadinessReport;
+  /**
+   * Active/standby high availability: adds `/ha` and `/ha/step-down`, the role to `/ready` and the
+   * metrics; while this instance is not active, only those routes and `/health` answer.
+   */
+  ha?: HaAdmin;
   logger?: EngineLogger;
 }
 
@@ -80,12 +89,16 @@ export async function buildAdminApp(
   const services: AdminServices = { engine: options.engine, operations, bridges };
   if (options.reload) services.reload = options.reload;
   if (options.previewReload) services.previewReload = options.previewReload;
-  const routes = adminRoutes(services);
+  const { ha } = options;
+  const routes = [...adminRoutes(services), ...haRoutes(ha)];
   const ready = options.ready ?? (() => true);
   const expected = options.token ? Buffer.from(`Bearer ${options.token}`) : undefined;
   // Only an authorized request reaches a route: with a token, it is that token's holder.
   const caller = options.token ? tokenFingerprint(options.token) : LOOPBACK_CALLER;
-  const metrics = new GatewayMetrics(options.engine, () => bridges.list(), { runtime: true });
+  const metrics = new GatewayMetrics(options.engine, () => bridges.list(), {
+    runtime: true,
+    ...(ha ? { haRole: () => ha.role() } : {}),
+  });
   const patterns = [...routes.map((r) => r.path), '/health', '/ready', '/metrics', '/openapi.json'].map(
     compile,
   );
@@ -114,6 +127,7 @@ export async function buildAdminApp(
   app.setValidatorCompiler(validatorCompiler(SHARED_SCHEMAS));
   app.setSerializerCompiler(() => jsonSerializer);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  if (ha) app.addSchema(HaStatusSchema);
   app.removeAllContentTypeParsers();
   // Any content type is read as JSON, as before the framework: clients and curl often send none.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, jsonBodyParser);
@@ -130,6 +144,18 @@ export async function buildAdminApp(
         error: { name: 'Unauthorized', message: 'a bearer token is required: Authorization: Bearer <token>' },
       });
   });
+
+  // A standby serves no destinations or bridges: it has none open (the active instance has them).
+  if (ha)
+    app.addHook('onRequest', async (request, reply) => {
+      if (ha.role() === 'active' || STANDBY_PATHS.test(request.url.split('?')[0]!)) return;
+      await reply.code(503).send({
+        error: {
+          name: 'Standby',
+          message: `this instance is ${ha.role()}: the active instance serves destinations and bridges (GET /ha names it)`,
+        },
+      });
+    });
 
   app.setErrorHandler((thrown: FastifyError, request, reply) => {
     const failure = asHttpError(thrown, request) ?? thrown;
@@ -204,7 +230,7 @@ export async function buildAdminApp(
       },
     },
     (_request, reply) => {
-      const report = readinessReport(ready());
+      const report = withRole(readinessReport(ready()), ha);
       return reply.code(report.ready ? 200 : 503).send(report);
     },
   );
@@ -311,6 +337,19 @@ function asHttpError(error: FastifyError, request: FastifyRequest): HttpError | 
   if (error.code?.startsWith('FST_ERR_') && error.statusCode !== undefined && error.statusCode < 500)
     return new HttpError(error.statusCode, error.message);
   return undefined;
+}
+
+/** Only the active instance of a group is ready; `/ready` says which role this one has. */
+function withRole(report: ReadinessReport, ha: HaAdmin | undefined): ReadinessReport {
+  if (ha === undefined) return report;
+  const role = ha.role();
+  if (role === 'active') return { ...report, role };
+  return {
+    ready: false,
+    role,
+    reason: `this instance is ${role}: another instance of its group is active, or it is taking over`,
+    failed: report.failed,
+  };
 }
 
 function authorized(request: FastifyRequest, expected: Buffer): boolean {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Counter, Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LatencySnapshot } from '../bridge/index.js';
+import type { HaRoleName } from './readiness.js';
 import type { JmsEngine } from '../jms/engine.js';
 import type { DestinationStatistics, PendingByCause } from '../jms/statistics.js';
 import type { BridgeView } from './bridge-control.js';
@@ -46,10 +47,15 @@ export class GatewayMetrics {
   readonly #bridgeCounters = new Set<string>();
 
   /** `runtime`: also the Node process and event-loop metrics and build info (one set per process). */
-  constructor(engine: JmsEngine, bridges: () => readonly BridgeView[], options: { runtime: boolean }) {
+  constructor(
+    engine: JmsEngine,
+    bridges: () => readonly BridgeView[],
+    options: { runtime: boolean; haRole?: () => HaRoleName },
+  ) {
     this.#engine = engine;
     this.#bridges = bridges;
     this.#runtime = options.runtime;
+    if (options.haRole !== undefined) this.#haRole(options.haRole);
     this.#destinationMetrics();
     this.#engineMetrics();
     for (const counter of Object.keys(BRIDGE_COUNTER_HELP)) this.#bridgeCounter(counter);
@@ -307,6 +313,19 @@ export class GatewayMetrics {
           const reason = view.statusReport?.reason;
           if (reason !== undefined) this.set({ bridge: view.name, status: view.status, reason }, 1);
         }
+      },
+    });
+  }
+
+  #haRole(role: () => HaRoleName): void {
+    new Gauge({
+      name: `${PREFIX}_ha_role`,
+      help: "This instance's role under active/standby high availability (active, standby, activating, stepping-down) as a label; the value is 1. One instance of a group is active.",
+      labelNames: ['role'],
+      registers: [this.#registry],
+      collect() {
+        this.reset();
+        this.set({ role: role() }, 1);
       },
     });
   }

@@ -1,5 +1,8 @@
 /** What `GET /ready` answers: whether the gateway serves, and which bridges keep it from it. */
 
+/** An instance's role under active/standby high availability. */
+export type HaRoleName = 'active' | 'standby' | 'activating' | 'stepping-down' | 'stopped';
+
 /** A failed bridge, as `/ready` names it. */
 export interface FailedBridge {
   readonly bridge: string;
@@ -20,6 +23,8 @@ export interface FailedBridge {
 /** The body of `/ready`: 200 when `ready`, 503 otherwise. */
 export interface ReadinessReport {
   readonly ready: boolean;
+  /** With high availability: this instance's role (only the active one is ready). */
+  readonly role?: HaRoleName;
   /** Why it is not ready when no bridge is the cause (`the gateway is stopping`). */
   readonly reason?: string;
   /** Every failed bridge, whether its readiness is required or ignored. */

@@ -91,7 +91,8 @@ export type AdminAction =
   | 'pause'
   | 'resume'
   | 'restart'
-  | 'reload';
+  | 'reload'
+  | 'step-down';
 
 /** What a reload did (`POST /reload`, `jms-gateway reload`). */
 export interface ReloadResult {

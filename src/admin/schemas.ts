@@ -199,6 +199,11 @@ export const ReloadResult = Type.Object(
 export const Readiness = Type.Object(
   {
     ready: Type.Boolean(),
+    role: Type.Optional(
+      Type.Enum(['active', 'standby', 'activating', 'stepping-down', 'stopped'], {
+        description: 'With high availability: this instance’s role. Only the active one is ready.',
+      }),
+    ),
     reason: Type.Optional(Type.String({ description: 'Why it is not ready when no bridge is the cause.' })),
     failed: Type.Array(
       Type.Object({

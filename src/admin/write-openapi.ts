@@ -1,6 +1,7 @@
 /**
  * Writes the admin API's OpenAPI document to a file, for `npm run lint:openapi` (redocly lint):
- * the document is the one the server serves, built from the routes on an in-memory engine.
+ * the document is the one the server serves, built from the routes on an in-memory engine, with
+ * the routes of high availability.
  *
  *     tsx src/admin/write-openapi.ts .tmp/openapi.json
  */
@@ -17,7 +18,13 @@ const file = process.argv[2];
 if (!file) throw new Error('usage: tsx src/admin/write-openapi.ts <file.json>');
 const engine = await JmsEngine.open({ store: new MemoryStore() });
 const operations = new DestinationOperations(engine);
-const app = await buildAdminApp({ engine, logger: silentLogger }, operations);
+// The high-availability routes are documented too: an instance of an active/standby group has them.
+const standby = {
+  role: () => 'standby' as const,
+  status: () => Promise.reject(new Error('documentation only')),
+  stepDown: () => Promise.resolve(false),
+};
+const app = await buildAdminApp({ engine, logger: silentLogger, ha: standby }, operations);
 await mkdir(dirname(file), { recursive: true });
 await writeFile(file, `${JSON.stringify(openApiDocument(app), null, 2)}\n`);
 await app.close();

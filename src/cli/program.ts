@@ -7,6 +7,7 @@
 import { CommanderError } from 'commander';
 import { registerAdminCommands } from './admin-commands.js';
 import { registerBridgeCommands } from './bridge-commands.js';
+import { registerHaCommands } from './ha-commands.js';
 import { CliCommand, commandTree } from './cli-command.js';
 import { type CliIo, EXIT, UsageError } from './cli-io.js';
 import type { CommandRunner } from './command-runner.js';
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo, version: string, exitWith: (code: number
   registerSelectorCommands(program, run, io);
   registerAdminCommands(program, run, io);
   registerBridgeCommands(program, run, io);
+  registerHaCommands(program, run, io);
   registerStoreCommands(program, run, io);
   registerCompletion(program, run, io);
   program

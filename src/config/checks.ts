@@ -54,6 +54,7 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   checkErrorDestinations((data.destinations ?? {}) as Plain, declared, report);
   checkBridges((data.bridges ?? []) as unknown[], references, declared.distributed, report);
   checkUsers(((data.security ?? {}) as Plain).users, report);
+  checkHighAvailability(data, report);
   checkStore((data.store ?? {}) as Plain, report);
   const admin = (data.admin ?? {}) as Plain;
   const token = env[ADMIN_TOKEN_ENV];
@@ -402,4 +403,23 @@ function checkConnectorEndpoint(
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** High availability needs a shared store, and a lease renewed more often than it lasts. */
+function checkHighAvailability(data: Plain, report: (path: string, message: string) => void): void {
+  const ha = (data.ha ?? {}) as Plain;
+  if (ha.enabled !== true) return;
+  const store = (data.store ?? {}) as Plain;
+  if (store.type !== 'postgres')
+    report(
+      'ha.enabled',
+      'high availability needs a store the instances share: set store.type: postgres (the file store belongs to one process)',
+    );
+  const leaseMs = typeof ha.leaseMs === 'number' ? ha.leaseMs : 6_000;
+  const renewEveryMs = typeof ha.renewEveryMs === 'number' ? ha.renewEveryMs : 2_000;
+  if (renewEveryMs >= leaseMs)
+    report(
+      'ha.renewEveryMs',
+      `the lease is renewed every ${renewEveryMs} ms but lasts ${leaseMs} ms: renew more often than it lasts (a third of ha.leaseMs is usual)`,
+    );
 }

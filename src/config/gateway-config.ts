@@ -96,6 +96,14 @@ export interface GatewayConfig {
     readonly connectAttempts?: number;
   };
   readonly admin: { readonly enabled: boolean; readonly host: string; readonly port: number };
+  /** Active/standby high availability (on the PostgreSQL store). */
+  readonly ha: {
+    readonly enabled: boolean;
+    readonly group: string;
+    readonly leaseMs: number;
+    readonly renewEveryMs: number;
+    readonly claimEveryMs: number;
+  };
   readonly shutdown: { readonly deadlineMs: number };
   /** Logging: the level (`LOG_LEVEL` in the environment wins) and the line format. */
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
@@ -178,6 +186,7 @@ export function toGatewayConfig(data: Plain, file: string, secrets: ReadonlySet<
     file,
     store: data.store as GatewayConfig['store'],
     admin: data.admin as GatewayConfig['admin'],
+    ha: data.ha as GatewayConfig['ha'],
     shutdown: data.shutdown as GatewayConfig['shutdown'],
     log: data.log as GatewayConfig['log'],
     engine: data.engine as GatewayConfig['engine'],

@@ -539,6 +539,33 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         },
       },
     ),
+    ha: object(
+      'Active/standby high availability on the PostgreSQL store: several gateways with this configuration, one active (it holds a lease in the database, runs the bridges and serves the destinations), the others standbys that take over when it dies, hangs or steps down.',
+      {
+        enabled: {
+          type: 'boolean',
+          default: false,
+          description: 'Run as one of several instances, one active at a time. Needs `store.type: postgres`.',
+        },
+        group: {
+          type: 'string',
+          default: 'default',
+          description:
+            'Instances with the same group share one lease: one gateway of the group is active. Gateways of different groups may share a database schema only if they share nothing else, so give each group its own schema.',
+        },
+        leaseMs: integer(
+          'How long a grant of the lease lasts unless renewed, ms: a standby takes over at most this long (plus claimEveryMs) after the active stopped renewing. An active that could not renew for this long stops on its own.',
+          1000,
+          6000,
+        ),
+        renewEveryMs: integer(
+          'How often the active renews its lease, ms; less than leaseMs (a third of it lets two renewals fail).',
+          100,
+          2000,
+        ),
+        claimEveryMs: integer('How often a standby tries to take the lease, ms.', 100, 1000),
+      },
+    ),
     shutdown: object('Stopping on SIGINT or SIGTERM (a second signal exits at once).', {
       deadlineMs: integer(
         'How long bridges may drain in-flight messages before the admin API, engine and store close, ms.',

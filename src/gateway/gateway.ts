@@ -38,6 +38,7 @@ import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { PostgresStore } from '../store/postgres-store.js';
 import { failureOf } from './bridge-failures.js';
+import type { HaAdmin } from '../admin/ha-routes.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
 import { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
@@ -64,6 +65,8 @@ export interface GatewayStartOptions {
    * `reload()`, SIGHUP and `POST /reload`. Without it the gateway cannot reload.
    */
   readonly loadConfig?: () => Promise<ReloadSource>;
+  /** One instance of an active/standby group: the admin API adds `/ha` and the role. */
+  readonly ha?: HaAdmin;
 }
 
 /** A configuration to reload, or every problem found in it (`file:line:col: path: message`). */
@@ -204,6 +207,7 @@ export class Gateway {
       bridges: this.control,
       ...(this.#loadConfig ? { reload: () => this.reload(), previewReload: () => this.previewReload() } : {}),
       ready: () => this.readiness(),
+      ...(options.ha ? { ha: options.ha } : {}),
       logger,
     });
   }

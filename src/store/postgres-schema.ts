@@ -8,13 +8,21 @@
 import type { ClientBase } from 'pg';
 
 /** The schema version this code writes and reads. */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 
 /** The owner marker in `meta`: a schema without it is not ours. */
 export const OWNER = 'jms-gateway';
 
 /** Tables of the store: anything else in its schema makes the schema foreign. */
-export const STORE_TABLES = ['meta', 'messages', 'refs', 'destinations', 'subscriptions', 'forwarded_ids'];
+export const STORE_TABLES = [
+  'meta',
+  'messages',
+  'refs',
+  'destinations',
+  'subscriptions',
+  'forwarded_ids',
+  'gateway_lease',
+];
 
 /** A schema name the store accepts: a plain identifier, so it can be quoted without surprises. */
 export function checkSchemaName(schema: unknown): string {
@@ -91,7 +99,22 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX forwarded_ids_by_seq ON ${s}.forwarded_ids ("window", seq)`,
     ],
   },
+  {
+    // Active/standby high availability: the lease of each group of gateways (postgres-lease.ts).
+    to: 2,
+    statements: (s) => [leaseTableDdl(s)],
+  },
 ];
+
+/** The lease table, in the schema quoted as `s`. */
+export function leaseTableDdl(s: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${s}.gateway_lease (
+    name text PRIMARY KEY,
+    holder text,
+    epoch bigint NOT NULL,
+    expires_at bigint NOT NULL
+  )`;
+}
 
 /** Why a schema cannot be used; the store turns it into its error. */
 export class SchemaRefusal extends Error {

@@ -37,6 +37,7 @@ import { type SerializedMessage, deserializeStoredMessage, serializeMessage } fr
 import { StoreError } from './store-error.js';
 import { PostgresSyncReader, SyncQueryError } from './postgres-sync-reader.js';
 import { SchemaRefusal, checkSchemaName, prepareSchema, quoted } from './postgres-schema.js';
+import { FencedError, type WriteFence } from './lease.js';
 import { checkPostgresUrl, redactUrl, scrubSecrets } from './postgres-url.js';
 
 /** How a PostgreSQL store is opened. */
@@ -60,6 +61,13 @@ export interface PostgresStoreOptions {
   /** Rows read per round trip while recovering. Default 500. */
   recoveryBatch?: number;
   logger?: EngineLogger;
+  /**
+   * Active/standby high availability: every write transaction begins with this check of the
+   * instance's lease (see `postgres-lease.ts`) and fails with kind `fenced` when the lease is
+   * another instance's. The lease then is what makes one writer, not the schema's advisory lock,
+   * which a paused former active would hold on to.
+   */
+  fence?: WriteFence;
   /** Waits between connection attempts (tests pass one that does not wait). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -93,6 +101,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   readonly #logger: EngineLogger;
   readonly #reader: PostgresSyncReader;
   readonly #recoveryBatch: number;
+  readonly #fence: WriteFence | undefined;
   #writer: pg.Client | undefined;
   #pending: PendingCommit[] = [];
   #writing = false;
@@ -110,6 +119,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     writer.on('error', () => this.#dropWriter(writer));
     this.#logger = options.logger ?? silentLogger;
     this.#recoveryBatch = Math.max(1, Math.floor(options.recoveryBatch ?? 500));
+    this.#fence = options.fence;
     this.#reader = new PostgresSyncReader(url, `jms-gateway store reader ${schema}`);
   }
 
@@ -134,7 +144,8 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
       throw postgresError('open', url, location, error, 'could not prepare its schema');
     }
     try {
-      await takeOwnership(client, schema, location, options.lockTimeoutMs ?? 5000, options.sleep);
+      if (options.fence === undefined)
+        await takeOwnership(client, schema, location, options.lockTimeoutMs ?? 5000, options.sleep);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error instanceof StoreError
@@ -436,12 +447,20 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     const client = await this.#client();
     try {
       await client.query('BEGIN');
+      if (this.#fence !== undefined) await this.#checkFence(client, this.#fence);
       for (const segment of segmentsOf(operations)) await this.#applySegment(client, segment);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => this.#dropWriter(client));
       throw error;
     }
+  }
+
+  /** The lease check that opens a write transaction: refused, nothing of it is written. */
+  async #checkFence(client: pg.Client, fence: WriteFence): Promise<void> {
+    const { text, values } = fence.statement();
+    const result = await client.query(text, [...values]);
+    if (result.rowCount !== 1) throw new FencedError(fence.describe());
   }
 
   async #applySegment(client: pg.Client, segment: Segment): Promise<void> {
@@ -586,7 +605,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     try {
       // The lock went with the lost connection: without it again, another gateway may own the
       // store now, and this one must not write.
-      await takeOwnership(client, this.#schema, this.location, 0);
+      if (this.#fence === undefined) await takeOwnership(client, this.#schema, this.location, 0);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -800,9 +819,19 @@ async function takeOwnership(
 
 /** `name` shows in pg_stat_activity (`application_name`, cut at 63 characters by the server). */
 function newClient(url: string, name: string): pg.Client {
-  // A server that does not answer (a dropped route) fails the attempt instead of hanging the start.
-  return new pg.Client({ connectionString: url, application_name: name, connectionTimeoutMillis: 10_000 });
+  return new pg.Client({
+    connectionString: url,
+    application_name: name,
+    // A server that does not answer (a dropped route) fails the attempt instead of hanging the start.
+    connectionTimeoutMillis: 10_000,
+    // A paused process in the middle of a commit must not hold its locks (the lease row among them)
+    // for ever: the server ends its session, and the commit fails when the process comes back.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+  });
 }
+
+/** Well above a commit's gaps between statements, well below a lease's grant. */
+const IDLE_IN_TRANSACTION_MS = 3_000;
 
 async function connectWithRetry(
   url: string,
@@ -859,7 +888,7 @@ function postgresError(
   else if (sqlState === 'ECONNREFUSED' || sqlState === 'ENOTFOUND' || sqlState === 'ETIMEDOUT')
     hint = ': is PostgreSQL running and reachable at that address?';
   const failure = new StoreError(
-    kind,
+    error instanceof FencedError ? 'fenced' : kind,
     location,
     `store ${location} ${what} (${sqlState ? `${sqlState}: ` : ''}${detail})${hint}`,
   );

@@ -18,6 +18,8 @@ export type StoreErrorKind =
   | 'open'
   /** A commit was refused; nothing of it was stored. */
   | 'write'
+  /** This instance lost its high-availability lease: another one is active and writes now. */
+  | 'fenced'
   /** The store was closed. */
   | 'closed';
 

@@ -236,7 +236,7 @@ test('config loader - aliases for shared settings still load', () => {
   const result = load(text);
   // The anchor's own key is not a setting; everything the aliases stand for is validated.
   assert.deepEqual(result.ok ? [] : result.problems, [
-    'hostile.yaml:1:1: x-retry: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, log, security, shutdown, store)',
+    'hostile.yaml:1:1: x-retry: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, ha, log, security, shutdown, store)',
   ]);
 });
 

@@ -77,7 +77,7 @@ test('config - every problem is listed with file, line, column and path', () => 
     `gw.yaml:3:13: destinations.queues[0].name: expected a string matching ${DESTINATION_NAME_PATTERN}`,
     'gw.yaml:5:24: destinations.queues[1].redeliveryLimit: expected an integer >= -1',
     "gw.yaml:6:3: destinations.topicz: unknown setting (did you mean 'topics'? known: distributedQueues, distributedTopics, queues, topics)",
-    'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, log, security, shutdown, store)',
+    'gw.yaml:7:1: extra: unknown setting (known: admin, bridges, connectionFactory, connections, destinations, engine, ha, log, security, shutdown, store)',
   ]);
 });
 
