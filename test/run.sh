@@ -88,6 +88,8 @@ SERIAL_FILES=(
   # kills and restarts its gateway at random moments while publishing at a fixed rate, and waits
   # on the Kafka transaction timeout: the longest and heaviest file, and timing-bound
   test/e2e/crash-recovery.test.ts
+  # restarts the machine's PostgreSQL under a high-availability group
+  test/e2e/ha-database-restart.test.ts
 )
 # Not here: test/e2e/first-day.test.ts (a fresh clone, `npm install`, two builds). Its install
 # takes better-sqlite3 prebuilt instead of compiling SQLite on both cores, so what is left is one

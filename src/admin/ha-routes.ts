@@ -16,7 +16,7 @@ export interface HaAdmin {
   role(): HaRoleName;
   /** The role with the lease as the database holds it. */
   status(): Promise<HaStatus>;
-  /** Hands over: resolves false when this instance was not active. */
+  /** Begins handing over and resolves once it has begun; false when this instance was not active. */
   stepDown(): Promise<boolean>;
 }
 
@@ -82,11 +82,11 @@ export function haRoutes(ha: HaAdmin | undefined): Route[] {
     operationId: 'haStepDown',
     tag: 'gateway',
     summary:
-      'Hands over to a standby: the bridges stop, the lease is given back, and this instance stays a standby for a while.',
+      'Hands over to a standby: answers once it has begun; the bridges drain and stop, the lease is given back, and this instance stays a standby for a while.',
     action: 'step-down',
     schema: {
       response: {
-        200: { ...ref(HaStatusSchema), description: 'Stepped down: the role now.' },
+        200: { ...ref(HaStatusSchema), description: 'Stepping down: the role now (stepping-down).' },
         401: error('Missing or wrong bearer token.'),
         409: error('This instance is not the active one: there is nothing to hand over.'),
       },

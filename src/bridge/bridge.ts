@@ -270,9 +270,14 @@ export class Bridge {
    * Stops reading, lets in-flight messages finish for up to `stopTimeoutMs`, then gives back what
    * is left (settled `retry`, so the source delivers it again) and closes the endpoints. Nothing
    * read is lost, except at-most-once messages still unsent at the deadline (counted in `dropped`).
+   *
+   * `drain: false` gives everything back at once, without another send or reconnect: for an
+   * instance that lost its high-availability lease, whose sends would compete with the new
+   * active's (a reconnecting Kafka sink would fence the new active's transactional producer).
    */
-  stop(): Promise<void> {
+  stop(options: { drain?: boolean } = {}): Promise<void> {
     if (this.#status.lifecycle === 'stopped') return Promise.resolve();
+    if (options.drain === false) this.#life.abort();
     return (this.#stopping ??= this.#stop().finally(() => (this.#stopping = undefined)));
   }
 

@@ -4,7 +4,7 @@
  * completion, the admin commands) start without loading the connectors.
  */
 import type { Command } from 'commander';
-import type { Gateway } from '../gateway/index.js';
+import type { Gateway, HaGateway } from '../gateway/index.js';
 import type { CliIo } from './cli-io.js';
 import type { CommandRunner } from './command-runner.js';
 import { LOG_LEVELS } from '../config/gateway-config.js';
@@ -191,13 +191,16 @@ async function runGateway(options: RunOptions): Promise<number> {
     return logging.exitCode;
   }
   const { logger, mask } = logging;
-  let gateway: Gateway;
+  const startOptions = {
+    mask,
+    ...(options.adminPort === undefined ? {} : { adminPort: options.adminPort }),
+    loadConfig: () => reloadSourceOf(options.config, builtinRegistry),
+  };
+  let gateway: Gateway | HaGateway;
   try {
-    gateway = await gatewayModule.Gateway.start(config, logger, {
-      mask,
-      ...(options.adminPort === undefined ? {} : { adminPort: options.adminPort }),
-      loadConfig: () => reloadSourceOf(options.config, builtinRegistry),
-    });
+    gateway = config.ha.enabled
+      ? await gatewayModule.startHighAvailability(config, logger, startOptions)
+      : await gatewayModule.Gateway.start(config, logger, startOptions);
   } catch (error) {
     logger.error({ err: error }, 'cannot start the gateway');
     return 1;
@@ -215,7 +218,7 @@ async function runGateway(options: RunOptions): Promise<number> {
       stopping = true;
       const deadlineMs = gateway.shutdownDeadlineMs;
       logger.info({ signal, deadlineMs }, 'stopping');
-      gateway.stop(deadlineMs).then(
+      (gateway instanceof gatewayModule.Gateway ? gateway.stop(deadlineMs) : gateway.stop()).then(
         ({ clean }) => {
           logger.info({ clean }, 'stopped');
           resolve(clean ? 0 : 1);
@@ -230,13 +233,22 @@ async function runGateway(options: RunOptions): Promise<number> {
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
   logger.info(
-    {
-      config: options.config,
-      destinations: gateway.engine.destinations().length,
-      bridges: gateway.bridgeNames.length,
-      admin: gateway.adminUrl,
-      version,
-    },
+    gateway instanceof gatewayModule.Gateway
+      ? {
+          config: options.config,
+          destinations: gateway.engine.destinations().length,
+          bridges: gateway.bridgeNames.length,
+          admin: gateway.adminUrl,
+          version,
+        }
+      : // An instance of an active/standby group starts as a standby: its role follows.
+        {
+          config: options.config,
+          role: gateway.role,
+          instance: gateway.instanceId,
+          admin: gateway.adminUrl,
+          version,
+        },
     'gateway ready',
   );
   return stopped;

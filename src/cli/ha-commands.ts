@@ -78,7 +78,7 @@ Examples:
       io.stdout(
         options.json
           ? `${JSON.stringify(status, null, 2)}\n`
-          : `stepped down: a standby takes over\n${haStatusLines(status).join('\n')}\n`,
+          : `stepping down: the bridges drain, then a standby takes over\n${haStatusLines(status).join('\n')}\n`,
       );
       return 0;
     }),

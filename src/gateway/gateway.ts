@@ -36,7 +36,8 @@ import { setXPathLimitListener, setXPathLimits } from '../jms/selector/xpath/xpa
 import { type MessageStore, keepsForwardedIds } from '../jms/store-port.js';
 import { FileStore } from '../store/file-store.js';
 import { MemoryStore } from '../store/memory-store.js';
-import { PostgresStore } from '../store/postgres-store.js';
+import type { WriteFence } from '../store/lease.js';
+import { PostgresStore, type PostgresStoreOptions } from '../store/postgres-store.js';
 import { failureOf } from './bridge-failures.js';
 import type { HaAdmin } from '../admin/ha-routes.js';
 import { type EndpointServices, createSink, createSource } from './endpoints.js';
@@ -487,16 +488,19 @@ export class Gateway {
    * its stop timeout, which defaults to fit the deadline), then closes the admin API, the engine
    * and the store. Past `deadlineMs` it closes anyway and reports `clean: false`.
    */
-  stop(deadlineMs: number = this.#config.shutdown.deadlineMs): Promise<{ clean: boolean }> {
-    return (this.#stopping ??= this.#stop(deadlineMs));
+  stop(
+    deadlineMs: number = this.#config.shutdown.deadlineMs,
+    options: { drain?: boolean } = {},
+  ): Promise<{ clean: boolean }> {
+    return (this.#stopping ??= this.#stop(deadlineMs, options.drain ?? true));
   }
 
-  async #stop(deadlineMs: number): Promise<{ clean: boolean }> {
+  async #stop(deadlineMs: number, drain: boolean): Promise<{ clean: boolean }> {
     const inFlight = [...this.#bridges.values()].reduce((n, e) => n + e.bridge.counters.inFlight, 0);
     this.#logger.info({ deadlineMs, bridges: this.#bridges.size, inFlight }, 'stopping bridges');
     const stopped = Promise.allSettled([
       ...[...this.#bridges.values()].map(async ({ bridge }) => {
-        await bridge.stop();
+        await bridge.stop({ drain });
       }),
       // A reload under way ends at its next step; the bridge it is stopping is one of the above.
       ...(this.#reloading ? [this.#reloading] : []),
@@ -563,17 +567,20 @@ function viewOf({ spec, bridge }: BridgeEntry, mask: SecretMask): GatewayBridgeV
   };
 }
 
-async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<MessageStore> {
+/**
+ * The configured store. `fence`: an instance of an active/standby group, whose writes are checked
+ * against its lease (the PostgreSQL store only).
+ */
+export async function openStore(
+  config: GatewayConfig,
+  logger: GatewayLogger,
+  fence?: WriteFence,
+): Promise<MessageStore> {
   if (config.store.memory || config.store.type === 'memory') return new MemoryStore();
   if (config.store.type === 'postgres')
     return PostgresStore.open({
-      url: config.store.url ?? '',
-      ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
-      ...(config.store.migrate === undefined ? {} : { migrate: config.store.migrate }),
-      ...(config.store.connectAttempts === undefined
-        ? {}
-        : { connectAttempts: config.store.connectAttempts }),
-      logger: logger.child({ component: 'store' }),
+      ...postgresStoreOptions(config, logger),
+      ...(fence === undefined ? {} : { fence }),
     });
   await mkdir(config.store.path, { recursive: true });
   // A path ending in the separator is a directory to the file store: `gateway.db` goes inside.
@@ -583,6 +590,17 @@ async function openStore(config: GatewayConfig, logger: GatewayLogger): Promise<
     synchronous: config.store.synchronous,
     logger: logger.child({ component: 'store' }),
   });
+}
+
+/** The PostgreSQL store's options from the configuration. */
+export function postgresStoreOptions(config: GatewayConfig, logger: GatewayLogger): PostgresStoreOptions {
+  return {
+    url: config.store.url ?? '',
+    ...(config.store.schema === undefined ? {} : { schema: config.store.schema }),
+    ...(config.store.migrate === undefined ? {} : { migrate: config.store.migrate }),
+    ...(config.store.connectAttempts === undefined ? {} : { connectAttempts: config.store.connectAttempts }),
+    logger: logger.child({ component: 'store' }),
+  };
 }
 
 /**

@@ -17,7 +17,9 @@ import { IllegalStateError } from '../jms/errors.js';
 import type { MessageStore } from '../jms/store-port.js';
 import type { Lease, WriteFence } from '../store/lease.js';
 import { MemoryStore } from '../store/memory-store.js';
-import { Gateway, type GatewayStartOptions } from './gateway.js';
+import { PostgresLease } from '../store/postgres-lease.js';
+import { DEFAULT_SCHEMA, PostgresStore } from '../store/postgres-store.js';
+import { Gateway, type GatewayStartOptions, openStore, postgresStoreOptions } from './gateway.js';
 import { HaCoordinator } from './ha-coordinator.js';
 import { type GatewayLogger, redactingLogger } from './logger.js';
 import { SecretMask } from './secret-mask.js';
@@ -51,6 +53,11 @@ export class HaGateway {
   /** The standby's admin API, with a placeholder engine that nothing is routed to. */
   #standbyAdmin: { server: AdminServer; engine: JmsEngine } | undefined;
   #stopping: Promise<{ clean: boolean }> | undefined;
+  /**
+   * The admin API's port once bound: the active gateway's and the standby's admin API take turns
+   * on it, so a port picked at random (`--admin-port 0`) stays the instance's address.
+   */
+  #adminPort: number | undefined;
 
   private constructor(config: GatewayConfig, logger: GatewayLogger, options: HaGatewayOptions) {
     this.#config = config;
@@ -173,8 +180,27 @@ export class HaGateway {
     return {
       role: () => this.#coordinator.state.role,
       status: () => this.status(),
-      stepDown: () => this.stepDown(),
+      stepDown: () => this.#beginStepDown(),
     };
+  }
+
+  /**
+   * Starts a step-down and resolves once it has begun: `POST /ha/step-down` answers then, as the
+   * step-down closes the admin API that serves the request.
+   */
+  #beginStepDown(): Promise<boolean> {
+    if (this.#coordinator.state.role !== 'active') return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const off = this.#coordinator.onChange((state) => {
+        if (state.role === 'active') return;
+        off();
+        resolve(true);
+      });
+      void this.#coordinator.stepDown().then((steppedDown) => {
+        off();
+        resolve(steppedDown);
+      });
+    });
   }
 
   async #becomeActive(epoch: number): Promise<void> {
@@ -184,6 +210,7 @@ export class HaGateway {
       const { lease: _lease, openStore: _open, ...options } = this.#options;
       this.#gateway = await Gateway.start(this.#config, this.#logger, {
         ...options,
+        ...(this.#adminPort === undefined ? {} : { adminPort: this.#adminPort }),
         mask: this.#mask,
         store,
         ha: this.#admin,
@@ -200,13 +227,13 @@ export class HaGateway {
     const gateway = this.#gateway;
     this.#gateway = undefined;
     if (gateway !== undefined) {
-      // Handing over on purpose, the bridges drain while the lease is still held; lost, the
-      // store refuses writes already and the rest goes back to the sources.
-      const deadline =
-        reason === 'stepped down' || reason === 'the gateway is stopping'
-          ? this.#config.shutdown.deadlineMs
-          : Math.min(LOST_LEASE_STOP_MS, this.#config.shutdown.deadlineMs);
-      await gateway.stop(deadline);
+      // Handing over on purpose, the bridges drain while the lease is still held. Lost, nothing
+      // more is sent: the store refuses writes already, a send to a target would compete with the
+      // new active's, and what is in flight goes back to the sources for the new active.
+      const planned = reason === 'stepped down' || reason === 'the gateway is stopping';
+      await (planned
+        ? gateway.stop(this.#config.shutdown.deadlineMs)
+        : gateway.stop(Math.min(LOST_LEASE_STOP_MS, this.#config.shutdown.deadlineMs), { drain: false }));
     }
     if (this.#stopping === undefined) await this.#startStandbyAdmin();
   }
@@ -219,13 +246,14 @@ export class HaGateway {
       const server = await startAdminServer({
         engine,
         host: this.#config.admin.host,
-        port: this.#options.adminPort ?? this.#config.admin.port,
+        port: this.#adminPort ?? this.#options.adminPort ?? this.#config.admin.port,
         token,
         ha: this.#admin,
         ready: () => ({ ready: false, failed: [] }),
         logger: this.#logger.child({ component: 'admin' }),
       });
       this.#standbyAdmin = { server, engine };
+      this.#adminPort ??= Number(new URL(server.url).port);
     } catch (error) {
       await engine.close();
       throw error;
@@ -239,4 +267,32 @@ export class HaGateway {
     await admin.server.close();
     await admin.engine.close();
   }
+}
+
+/**
+ * An instance of the active/standby group the configuration names (`ha.enabled`, on the
+ * PostgreSQL store): brings the schema to the current version first (unless `store.migrate` is
+ * false), so the lease table is there to claim, then starts as a standby.
+ */
+export async function startHighAvailability(
+  config: GatewayConfig,
+  logger: GatewayLogger,
+  options: Omit<GatewayStartOptions, 'store' | 'ha'> = {},
+): Promise<HaGateway> {
+  if (config.store.type !== 'postgres')
+    throw new IllegalStateError('high availability needs store.type: postgres, which the instances share');
+  const storeOptions = postgresStoreOptions(config, logger);
+  if (config.store.migrate !== false) await PostgresStore.migrate(storeOptions);
+  const lease = new PostgresLease({
+    url: storeOptions.url,
+    schema: storeOptions.schema ?? DEFAULT_SCHEMA,
+    name: config.ha.group,
+    ttlMs: config.ha.leaseMs,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  return HaGateway.start(config, logger, {
+    ...options,
+    lease,
+    openStore: (fence) => openStore(config, logger, fence),
+  });
 }

@@ -14,6 +14,7 @@ export {
   checkConnections,
 } from './check-connect.js';
 export { reloadOnSignal } from './reload-on-signal.js';
+export { HaGateway, startHighAvailability } from './ha-gateway.js';
 export { type ReloadPlan, type BridgeChange, type RunningState, planReload } from './reload-plan.js';
 export { type GatewayLogger, redactingLogger, silentGatewayLogger } from './logger.js';
 export { SecretMask } from './secret-mask.js';

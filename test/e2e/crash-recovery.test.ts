@@ -27,6 +27,7 @@ import { connect as amqpConnect } from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
+import { outOfOrder, publishUntilStopped, readCommittedKeys } from '../helpers/keyed-flow.js';
 import { uniqueName } from '../helpers/names.js';
 import { dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
 
@@ -406,11 +407,6 @@ test(
   },
 );
 
-/** Message groups of the RabbitMQ route: each is a Kafka record key, so one partition, in order. */
-const GROUPS = 8;
-/** Messages the test publishes to RabbitMQ per second while the gateway is killed and restarted. */
-const PUBLISH_RATE = Number(process.env.CRASH_PUBLISH_RATE ?? 120);
-
 /** Starts the RabbitMQ → queue://mid → Kafka worker (crash-rabbit-worker.ts). */
 function startRabbitWorker(
   dir: string,
@@ -424,61 +420,6 @@ function startRabbitWorker(
     factFile,
     round,
   );
-}
-
-/**
- * Publishes persistent messages to `queue` at {@link PUBLISH_RATE} until `stop()`, each with a
- * message-id, a `key` header (`g<group>-n<seq>`) and a `grp` header. `stop()` resolves the
- * `SENT <key>` lines of every publish the broker confirmed.
- */
-async function publishUntilStopped(url: string, queue: string): Promise<{ stop(): Promise<string[]> }> {
-  const connection = await amqpConnect(url);
-  const channel = await connection.createConfirmChannel();
-  const sent: string[] = [];
-  let stopped = false;
-  const started = Date.now();
-  const loop = (async () => {
-    for (let n = 0; !stopped;) {
-      // Catch up with the rate in small batches, each confirmed before its keys count as sent.
-      const due = Math.floor(((Date.now() - started) / 1000) * PUBLISH_RATE);
-      const batch: string[] = [];
-      for (; n < due && batch.length < 50; n++) {
-        const group = n % GROUPS;
-        const key = `g${group}-n${Math.floor(n / GROUPS)}`;
-        channel.sendToQueue(queue, Buffer.from(key), {
-          persistent: true,
-          messageId: `m-${key}`,
-          contentType: 'text/plain',
-          headers: { key, grp: `g${group}` },
-        });
-        batch.push(key);
-      }
-      if (batch.length > 0) {
-        await channel.waitForConfirms();
-        for (const key of batch) sent.push(`SENT ${key}`);
-      } else await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })();
-  let stopping: Promise<string[]> | undefined;
-  return {
-    stop() {
-      stopped = true;
-      stopping ??= loop.finally(() => connection.close()).then(() => sent);
-      return stopping;
-    },
-  };
-}
-
-/** Keys (`g<group>-n<seq>`) that reached the target before one of their group with a lower seq. */
-function outOfOrder(atTarget: readonly string[]): string[] {
-  const last = new Map<string, number>();
-  const late: string[] = [];
-  for (const key of atTarget) {
-    const [group, seq] = key.split('-n') as [string, string];
-    if ((last.get(group) ?? -1) >= Number(seq)) late.push(key);
-    last.set(group, Number(seq));
-  }
-  return late;
 }
 
 test(
@@ -544,49 +485,3 @@ test(
     }
   },
 );
-
-/** The `key` header of every committed record of `topic`, read to its end (read_committed). */
-async function readCommittedKeys(brokers: readonly string[], topic: string): Promise<string[]> {
-  const client = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING });
-  const admin = client.admin();
-  await admin.connect();
-  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, BigInt(p.high)]));
-  const groupId = uniqueName('g-crash-eo');
-  const consumer = client.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 100 });
-  const keys: string[] = [];
-  const reached = new Map([...ends].map(([partition]) => [partition, 0n]));
-  try {
-    await consumer.connect();
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`reading '${topic}' did not finish`)),
-        DRAIN_TIMEOUT_MS,
-      );
-      const check = () => {
-        if ([...ends].every(([partition, end]) => reached.get(partition)! >= end)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      check();
-      void consumer.run({
-        autoCommit: false,
-        eachBatch: ({ batch }) => {
-          for (const record of batch.messages) {
-            if (BigInt(record.offset) >= ends.get(batch.partition)!) break;
-            keys.push(String(record.headers?.key));
-          }
-          reached.set(batch.partition, BigInt(batch.lastOffset()) + 1n);
-          check();
-          return Promise.resolve();
-        },
-      });
-    });
-  } finally {
-    await consumer.disconnect();
-    await admin.deleteGroups([groupId]).catch(() => undefined);
-    await admin.disconnect();
-  }
-  return keys;
-}
