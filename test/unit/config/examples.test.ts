@@ -36,3 +36,17 @@ for (const file of files) {
     assert.ok(config.bridges.length > 0);
   });
 }
+
+test('config - docker/gateway-ha.yaml, the compose file’s active/standby instance, validates and builds', async () => {
+  const { config } = await loadConfig('docker/gateway-ha.yaml', {
+    registry: builtinRegistry,
+    env: {
+      ...env,
+      PG_URL: 'postgres://gateway:gateway@postgres:5432/gateway',
+      JMS_GATEWAY_ADMIN_TOKEN: 'f3a9c1d27b8e4f60a5d9c3b1e7f2a48d',
+    },
+  });
+  assert.deepEqual(await Gateway.check(config), []);
+  assert.equal(config.store.type, 'postgres');
+  assert.equal(config.ha.enabled, true);
+});
