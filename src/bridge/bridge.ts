@@ -101,6 +101,8 @@ export class Bridge {
   readonly #sendLatency = new LatencyHistogram();
   readonly #endToEndLatency = new LatencyHistogram();
   #inFlight = 0;
+  /** The reader waits in the source's receive. */
+  #receiving = false;
   readonly #lastWarned = new Map<Side, string>();
 
   #epoch = 0;
@@ -167,7 +169,8 @@ export class Bridge {
       clock: this.#clock,
       batchSize: resolved.batchSize,
       batchIntervalMs: resolved.batchIntervalMs,
-      immediate: () => this.#status.paused || this.#status.lifecycle !== 'running',
+      immediate: () =>
+        this.#status.paused || this.#status.lifecycle !== 'running' || (this.#receiving && this.#sourceIdle()),
       acknowledge: async (item) => {
         await this.#settle(item, { kind: 'ack' });
         this.#release();
@@ -501,8 +504,26 @@ export class Bridge {
       this.#config.maxInFlightPerUnit < this.#config.maxInFlight
         ? 1
         : this.#config.maxInFlight - this.#inFlight;
-    if (source.receiveBatch && room > 1) return source.receiveBatch(room, signal);
-    return [await source.receive(signal)];
+    this.#receiving = true;
+    try {
+      // What is confirmed goes at once when the source has nothing more to give: a source that
+      // hands over its next message only after the last is acknowledged (MQTT) would otherwise
+      // wait `batchIntervalMs` for every message, and acknowledging sooner is always safe.
+      if (this.#acks.pending && this.#sourceIdle()) void this.#acks.flush();
+      if (source.receiveBatch && room > 1) return await source.receiveBatch(room, signal);
+      return [await source.receive(signal)];
+    } finally {
+      this.#receiving = false;
+    }
+  }
+
+  /** Whether the source says nothing waits there (not: cannot tell). */
+  #sourceIdle(): boolean {
+    try {
+      return this.#config.source.backlog?.() === 0;
+    } catch {
+      return false;
+    }
   }
 
   /** Waits while `maxInFlight` deliveries are unsettled or the last unit read into is full (backpressure). */
