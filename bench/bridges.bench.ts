@@ -226,11 +226,13 @@ async function feeder(kind: Kind, name: string): Promise<Feeder> {
       close: () => client.endAsync(),
     };
   }
-  const producer = kafka.producer();
+  // Idempotent, one request at a time: a send retried (a fresh topic's leader not known yet) must
+  // not land behind the sends after it, or the source itself would be out of order.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   return {
     async send(seqs) {
-      await producer.send({ topic: name, acks: 1, messages: seqs.map((seq) => ({ value: payload(seq) })) });
+      await producer.send({ topic: name, acks: -1, messages: seqs.map((seq) => ({ value: payload(seq) })) });
     },
     close: () => producer.disconnect(),
   };
