@@ -226,13 +226,18 @@ async function feeder(kind: Kind, name: string): Promise<Feeder> {
       close: () => client.endAsync(),
     };
   }
-  // Idempotent, one request at a time: a send retried (a fresh topic's leader not known yet) must
-  // not land behind the sends after it, or the source itself would be out of order.
+  // One send after the other, idempotent: kafkajs does not keep concurrent sends in the order they
+  // were made (the first waits for the fresh topic's metadata, a retried one lands behind later
+  // ones), and a source topic out of order would count against every pipe.
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
+  let last: Promise<unknown> = Promise.resolve();
   return {
-    async send(seqs) {
-      await producer.send({ topic: name, acks: -1, messages: seqs.map((seq) => ({ value: payload(seq) })) });
+    send(seqs) {
+      const messages = seqs.map((seq) => ({ value: payload(seq) }));
+      const sent = last.then(() => producer.send({ topic: name, acks: -1, messages }));
+      last = sent.catch(() => undefined);
+      return sent.then(() => undefined);
     },
     close: () => producer.disconnect(),
   };
