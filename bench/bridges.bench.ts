@@ -60,6 +60,11 @@ const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 5_000
 const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 2_000;
 const WINDOW = 500;
+/**
+ * What a bridge may hold unsettled, and its AMQP source's prefetch: as much as the batched raw
+ * pipes' AMQP prefetch, so both may read as far ahead (the bridge's default `maxInFlight`).
+ */
+const BRIDGE_IN_FLIGHT = 1_000;
 const PAYLOAD_BYTES = 1_024;
 const RUN_TIMEOUT_MS = 180_000;
 /** Feeder sends (of up to 100 messages) waiting for their confirm at once. */
@@ -311,7 +316,7 @@ interface Pipe {
 function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: string): unknown {
   switch (kind) {
     case 'amqp':
-      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: WINDOW });
+      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: BRIDGE_IN_FLIGHT });
     case 'mqtt':
       return config(mqttConnector, {
         url: MQTT_URL,
@@ -354,7 +359,7 @@ function bridgePipe(route: Route, names: Names, settings: Partial<BridgeConfig>)
     ordering: 'bridge',
     batchSize: 100,
     batchIntervalMs: 20,
-    maxInFlight: WINDOW,
+    maxInFlight: BRIDGE_IN_FLIGHT,
     ...settings,
   });
   return { start: () => bridge.start(), stop: () => bridge.stop() };
@@ -381,7 +386,7 @@ function gatewayYaml(names: Names, extra: string): string {
       key: { from: xpath, expression: /order/@id }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}`;
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}`;
   return `
 store:
   path: ./data
@@ -393,11 +398,11 @@ destinations:
     - name: orders
 bridges:
   - name: orders-in
-    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${WINDOW} }
+    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${BRIDGE_IN_FLIGHT} }
     target: { type: jms, destination: queue://orders }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
 `;
 }
 
