@@ -170,7 +170,9 @@ export class Bridge {
       batchSize: resolved.batchSize,
       batchIntervalMs: resolved.batchIntervalMs,
       immediate: () =>
-        this.#status.paused || this.#status.lifecycle !== 'running' || (this.#receiving && this.#sourceIdle()),
+        this.#status.paused ||
+        this.#status.lifecycle !== 'running' ||
+        (this.#receiving && this.#sourceIdle()),
       acknowledge: async (item) => {
         await this.#settle(item, { kind: 'ack' });
         this.#release();
@@ -668,10 +670,12 @@ export class Bridge {
     let outstanding = 0;
     /** A batch of this step answered with a failure (not poison): the later ones are behind it. */
     let failed = false;
-    const stopped = () => failed || unit.state !== 'active';
+    let joins = 0;
+    const stopped = () =>
+      failed || unit.state !== 'active' || this.#life.signal.aborted || this.#status.fatal;
     for (;;) {
       // After a failure nothing new goes: the unit's next step starts with the failed message.
-      if (stopped() || (outstanding > 0 && !this.#mayPipeline(unit))) break;
+      if (stopped() || (joins > 0 && !this.#mayPipeline(unit))) break;
       if (this.#readyCount(unit) === 0) {
         if (outstanding === 0) break;
         // More may come from the reader while the last batch is out: give it then.
@@ -681,6 +685,7 @@ export class Bridge {
         continue;
       }
       const { handedOver, answer } = this.#joinBatch(unit, batches, stopped);
+      joins++;
       outstanding++;
       const previous = answered;
       answered = answer.then(async ({ taken, results, sendStarted }) => {

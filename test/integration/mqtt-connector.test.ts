@@ -637,7 +637,8 @@ brokerTest(
     const publisher = await plainClient(url, 5);
     t.after(() => publisher.endAsync());
     const count = 50;
-    for (const message of numbered(count)) await publisher.publishAsync(from, message.getText(), { qos: 1 });
+    for (const message of numbered(count))
+      await publisher.publishAsync(from, message.getText() ?? '', { qos: 1 });
     await until(() => numbers.length >= count, `${count} messages through the bridge`, [messagesOf(client)]);
     assert.deepEqual(numbers, [...Array(count).keys()], 'in order');
   },

@@ -235,3 +235,22 @@ test('bridge acknowledgements - a source that has more waiting keeps its acknowl
   await clock.advance(20);
   assert.deepEqual(source.acked, ['m1', 'm2', 'm3']);
 });
+
+test('bridge pipelining - stop while batches are in flight gives back what was not confirmed and ends', async (context) => {
+  const cleanup = teardown(context);
+  const { bridge, source, sink, clock } = pipelinedBridge({ stopTimeoutMs: 100 });
+  cleanup(() => bridge.stop());
+  sink.maxBatchesInFlight = 2;
+  await bridge.start();
+  source.pushTexts('m1', 'm2', 'm3', 'm4', 'm5');
+  await idle();
+  assert.equal(sink.heldBatches, 2);
+  sink.releaseBatch();
+  await idle();
+  const stopped = bridge.stop();
+  await clock.advance(100);
+  await stopped;
+  assert.equal(bridge.status, 'stopped');
+  assert.deepEqual(source.acked, ['m1', 'm2']);
+  assert.equal(bridge.counters.inFlight, 0);
+});
