@@ -61,8 +61,9 @@ const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 2_000;
 const WINDOW = 500;
 /**
- * What a bridge may hold unsettled, and its AMQP source's prefetch: as much as the batched raw
- * pipes' AMQP prefetch, so both may read as far ahead (the bridge's default `maxInFlight`).
+ * What a bridge may hold unsettled, and its AMQP and Kafka sources' read-ahead: as much as the
+ * batched raw pipes' AMQP prefetch (the raw Kafka pipe takes each fetch whole), so both may read
+ * as far ahead (the bridge's default `maxInFlight`).
  */
 const BRIDGE_IN_FLIGHT = 1_000;
 const PAYLOAD_BYTES = 1_024;
@@ -332,6 +333,7 @@ function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: s
         groupId: `bench-${id}`,
         fromBeginning: true,
         fetchMaxWait: 20,
+        ...(role === 'source' ? { prefetch: BRIDGE_IN_FLIGHT } : {}),
         ...(role === 'sink' ? { key: { from: 'xpath', expression: '/order/@id' } } : {}),
       });
   }
