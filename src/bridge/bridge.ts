@@ -10,8 +10,10 @@
  * injected clock, so tests never sleep.
  *
  * To a sink with `sendBatch`, a unit gives its ready messages to a shared batch instead
- * (`batch-pipeline.ts`) and settles each by its own result; it gives more only once the batch
- * answered, so the rule above holds for batches too.
+ * (`batch-pipeline.ts`) and settles each by its own result. To a sink that takes several batches
+ * at once in order it hands over its next batch while the last is in flight, and the sink reports
+ * every later message behind a failure on the same target stream as failed too; the unit stops at
+ * its first failure, so the rule above holds for batches too.
  *
  * This file connects, reads, sends and settles; four units do the rest, each behind a context
  * naming only what it needs of the bridge: the status (`status-tracker.ts`: every fact the status

@@ -295,9 +295,8 @@ export class UnitScheduler {
   abandon(keep: (item: Item) => boolean, dropped: (item: Item) => void): void {
     for (const unit of [...this.#units.values()]) {
       const busy = unit.state === 'active' || unit.busy === true;
-      const kept = unit.items.filter(
-        (item, index) => (busy && (index === 0 || item.sending)) || item.sending || keep(item),
-      );
+      // What is in a batch being sent stays until its answer, whatever the unit's state.
+      const kept = unit.items.filter((item, index) => (busy && index === 0) || item.sending || keep(item));
       if (kept.length === unit.items.length) continue;
       const headChanged = kept[0] !== unit.items[0];
       for (const item of unit.items) {
