@@ -122,6 +122,9 @@ export function storeContract(options: StoreContractOptions): void {
         }
         assert.deepEqual(rest, ['m2', 'm3', 'm4']);
         await second.engine.close();
+        const third = await state.open();
+        assert.equal((await recoverAll(third)).refs.length, 0, 'what was acknowledged does not come back');
+        await state.drop(third);
       }),
   );
 

@@ -86,38 +86,8 @@ async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern:
   });
 }
 
-// --- through the engine ---
+// --- through the engine (the store contract, test/helpers/store-contract.ts, has the rest) ---
 
-test('file store - a resolved persistent send survives a crash; acknowledged messages do not come back (PER-1)', async () => {
-  await withDir(async (dir, cleanup) => {
-    const first = await openEngine(dir);
-    cleanup(() => first.crash());
-    const session = first.connect().createSession();
-    const queue = session.createQueue('orders');
-    const producer = session.createProducer(queue);
-    for (let i = 0; i < 5; i++) {
-      const message = new TextMessage(`m${i}`);
-      message.setLongProperty('n', BigInt(i) << 40n);
-      await producer.send(message);
-    }
-    const consumer = session.createConsumer(queue);
-    assert.equal(text(await consumer.receiveNoWait()), 'm0');
-    assert.equal(text(await consumer.receiveNoWait()), 'm1');
-    await first.crash();
-
-    const second = await openEngine(dir);
-    cleanup(() => second.crash());
-    const again = second.connect().createSession().createConsumer(queue);
-    const rest: (string | null)[] = [];
-    for (let m = await again.receiveNoWait(); m !== null; m = await again.receiveNoWait()) {
-      rest.push(text(m));
-      if (rest.length === 1) assert.equal(m.getLongProperty('n'), 2n << 40n);
-    }
-    assert.deepEqual(rest, ['m2', 'm3', 'm4']);
-    await second.crash();
-    assert.equal((await reopenAndRecover(dir)).refs.length, 0);
-  });
-});
 
 test('file store - the producer redelivery limit and client id survive a restart (DLV-2, PER-1)', async () => {
   await withDir(async (dir, cleanup) => {
@@ -186,53 +156,6 @@ test('file store - with synchronous normal a resolved send survives a restart to
   });
 });
 
-test('file store - durable subscriptions and destinations made at run time survive a restart (PER-2)', async () => {
-  await withDir(async (dir, cleanup) => {
-    const first = await openEngine(dir);
-    cleanup(() => first.crash());
-    await first.engine.createQueue('audit', { redeliveryLimit: 3 });
-    const connection = first.connect('client-a');
-    const session = connection.createSession();
-    const topic = session.createTopic('prices');
-    const subscriber = session.createDurableSubscriber(topic, 'sub-1', "symbol = 'ACME'");
-    await subscriber.close();
-    await session.createDurableSubscriber(topic, 'sub-2').close();
-    const producer = session.createProducer(topic);
-    for (const symbol of ['ACME', 'OTHER', 'ACME']) {
-      const message = new TextMessage(symbol);
-      message.setStringProperty('symbol', symbol);
-      await producer.send(message);
-    }
-    await first.engine.flush();
-    await first.crash();
-
-    const second = await openEngine(dir);
-    cleanup(() => second.crash());
-    assert.ok(second.engine.destinations().some((d) => d.toString() === 'queue://audit'));
-    assert.equal(second.engine.destinationStatistics('queue://audit') !== undefined, true);
-    const [durable, all] = second.engine.durableSubscriptions();
-    assert.equal(all?.messages, 3, 'a message held by two subscriptions is back in both');
-    assert.deepEqual(
-      { ...durable, active: undefined },
-      {
-        clientId: 'client-a',
-        name: 'sub-1',
-        topic: 'prices',
-        selector: "symbol = 'ACME'",
-        active: undefined,
-        messages: 2,
-      },
-    );
-    const back = second
-      .connect('client-a')
-      .createSession()
-      .createDurableSubscriber(topic, 'sub-1', "symbol = 'ACME'");
-    assert.equal(text(await back.receiveNoWait()), 'ACME');
-    assert.equal(text(await back.receiveNoWait()), 'ACME');
-    assert.equal(await back.receiveNoWait(), null);
-    await second.crash();
-  });
-});
 
 test('file store - uncommitted transactional sends are discarded and uncommitted receives come back (PER-3)', async () => {
   await withDir(async (dir, cleanup) => {
@@ -299,65 +222,6 @@ test('file store - a failed write makes the persistent send fail and the message
 
 // --- the store port directly ---
 
-test('file store - recovery returns destinations, subscriptions, refs in seq order with their messages, and maxSeq (PER-1, PER-2)', async () => {
-  await withDir(async (dir, cleanup) => {
-    const store = await FileStore.open({ path: dir });
-    cleanup(() => store.close());
-    assert.deepEqual(await recoverAll(store), { destinations: [], subscriptions: [], refs: [], maxSeq: 0 });
-    await store.commit([
-      { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: { maxMessages: 10 } } },
-      { op: 'putDestination', destination: { kind: 'topic', name: 't', options: {} } },
-      {
-        op: 'putSubscription',
-        subscription: {
-          key: 'sub://durable/c/s',
-          topic: 't',
-          clientId: 'c',
-          name: 's',
-          selector: 'a > 1',
-          noLocal: true,
-          shared: false,
-        },
-      },
-      ...addOps('ID:5', 5, ['queue://q']),
-    ]);
-    await store.commit([
-      ...addOps('ID:2', 2, ['queue://q']),
-      ...addOps('ID:9', 9, ['sub://durable/c/s', 'sub://other']),
-    ]);
-    await store.commit([
-      { op: 'updateRef', backlog: 'queue://q', id: 'ID:5', deliveryCount: 3, notBefore: 1234 },
-    ]);
-    await store.close();
-
-    const recovered = await reopenAndRecover(dir);
-    assert.deepEqual(recovered.destinations, [
-      { kind: 'queue', name: 'q', options: { maxMessages: 10 } },
-      { kind: 'topic', name: 't', options: {} },
-    ]);
-    assert.deepEqual(recovered.subscriptions, [
-      {
-        key: 'sub://durable/c/s',
-        topic: 't',
-        clientId: 'c',
-        name: 's',
-        selector: 'a > 1',
-        noLocal: true,
-        shared: false,
-      },
-    ]);
-    assert.deepEqual(
-      recovered.refs.map((r) => [r.backlog, r.id, r.seq, r.deliveryCount, r.notBefore, text(r.message)]),
-      [
-        ['queue://q', 'ID:2', 2, 0, 0, 'ID:2'],
-        ['queue://q', 'ID:5', 5, 3, 1234, 'ID:5'],
-        ['sub://durable/c/s', 'ID:9', 9, 0, 0, 'ID:9'],
-        ['sub://other', 'ID:9', 9, 0, 0, 'ID:9'],
-      ],
-    );
-    assert.equal(recovered.maxSeq, 9);
-  });
-});
 
 test('file store - a message stays while any reference holds it and goes with the last one (PER-1)', async () => {
   await withDir(async (dir, cleanup) => {
@@ -392,30 +256,6 @@ test('file store - a message stays while any reference holds it and goes with th
   });
 });
 
-test('file store - deleting a destination or a subscription drops its messages (PER-2)', async () => {
-  await withDir(async (dir, cleanup) => {
-    const store = await FileStore.open({ path: dir });
-    cleanup(() => store.close());
-    await store.recover();
-    await store.commit([
-      { op: 'putDestination', destination: { kind: 'queue', name: 'q', options: {} } },
-      ...addOps('ID:1', 1, ['queue://q']),
-      ...addOps('ID:2', 2, ['sub://s', 'sub://keep']),
-    ]);
-    await store.commit([
-      { op: 'removeDestination', kind: 'queue', name: 'q' },
-      { op: 'removeSubscription', key: 'sub://s' },
-    ]);
-    await store.close();
-    const recovered = await reopenAndRecover(dir);
-    assert.deepEqual(recovered.destinations, []);
-    assert.deepEqual(
-      recovered.refs.map((r) => [r.backlog, r.id]),
-      [['sub://keep', 'ID:2']],
-    );
-    assert.equal(recovered.maxSeq, 2, 'ID:1 is gone, ID:2 is kept');
-  });
-});
 
 test('file store - commits made in the same tick share one transaction (group commit)', async () => {
   await withDir(async (dir, cleanup) => {
