@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { logLines, runCli, startGateway, killGateway, workspace } from './gateway-harness.js';
 import { PG_URL, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
 import { closedPort } from '../helpers/ports.js';
+import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 
 const skip = (await postgresSkip()) ?? false;
 
@@ -60,7 +61,7 @@ test(
       assert.match(refused.stdout, /holds no store and store\.migrate is false/);
       const migrated = await runCli(['store', 'migrate', '--config', space.path('gw.yaml')], space.dir, env);
       assert.equal(migrated.code, 0, migrated.stderr);
-      assert.match(migrated.stdout, /migrated from version 0 to 1/);
+      assert.match(migrated.stdout, new RegExp(`migrated from version 0 to ${POSTGRES_SCHEMA_VERSION}`));
 
       gateway = await startGateway(space.path('gw.yaml'), space.dir, env);
       const sent = await runCli(['send', 'orders', '--body', 'kept', '--url', gateway.admin], space.dir, env);
