@@ -88,7 +88,6 @@ async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern:
 
 // --- through the engine (the store contract, test/helpers/store-contract.ts, has the rest) ---
 
-
 test('file store - the producer redelivery limit and client id survive a restart (DLV-2, PER-1)', async () => {
   await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
@@ -156,7 +155,6 @@ test('file store - with synchronous normal a resolved send survives a restart to
   });
 });
 
-
 test('file store - uncommitted transactional sends are discarded and uncommitted receives come back (PER-3)', async () => {
   await withDir(async (dir, cleanup) => {
     const first = await openEngine(dir);
@@ -222,7 +220,6 @@ test('file store - a failed write makes the persistent send fail and the message
 
 // --- the store port directly ---
 
-
 test('file store - a message stays while any reference holds it and goes with the last one (PER-1)', async () => {
   await withDir(async (dir, cleanup) => {
     const store = await FileStore.open({ path: dir });
@@ -255,7 +252,6 @@ test('file store - a message stays while any reference holds it and goes with th
     assert.equal(recovered.maxSeq, 0, 'no message rows are left');
   });
 });
-
 
 test('file store - commits made in the same tick share one transaction (group commit)', async () => {
   await withDir(async (dir, cleanup) => {
