@@ -30,7 +30,12 @@ import type {
 import type { Message } from '../jms/message/message.js';
 import type { Queue, Topic } from '../jms/destination/destination.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
-import { type SerializedMessage, deserializeStoredMessage, serializeMessage } from './message-serializer.js';
+import {
+  type EncodedOperation,
+  type SerializedMessage,
+  deserializeStoredMessage,
+  encodeOperation,
+} from './message-serializer.js';
 import { StoreError } from './store-error.js';
 
 /** The schema this code writes and reads. A store with a higher version is refused. */
@@ -81,11 +86,6 @@ export interface FileStoreStats {
   /** Commits that failed. */
   failures: number;
 }
-
-/** A store operation ready to write: messages are serialized when `commit` is called. */
-type EncodedOperation =
-  | Exclude<StoreOperation, { op: 'addMessage' }>
-  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
 
 interface PendingCommit {
   operations: EncodedOperation[];
@@ -306,7 +306,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     this.#stats.commits++;
     let encoded: EncodedOperation[];
     try {
-      encoded = operations.map(encode);
+      encoded = operations.map(encodeOperation);
     } catch (error) {
       this.#stats.failures++;
       return Promise.reject(
@@ -525,16 +525,6 @@ type RefRow = [
   properties: string | null,
   body: string | Buffer | null,
 ];
-
-function encode(operation: StoreOperation): EncodedOperation {
-  if (operation.op !== 'addMessage') return operation;
-  return {
-    op: 'addMessage',
-    id: operation.id,
-    seq: operation.seq,
-    row: serializeMessage(operation.message, operation.sender),
-  };
-}
 
 function prepareStatements(db: Db) {
   const raw = (sql: string): Statement => db.prepare(sql).raw(true);

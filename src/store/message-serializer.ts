@@ -20,7 +20,7 @@ import { StreamMessage } from '../jms/message/stream-message.js';
 import { TextMessage } from '../jms/message/text-message.js';
 import type { TypedValue } from '../jms/message/typed-value.js';
 import { isValueType, typedFromJsonValue, typedToJsonValue } from '../jms/message/typed-value-codec.js';
-import type { SenderRecord } from '../jms/store-port.js';
+import type { SenderRecord, StoreOperation } from '../jms/store-port.js';
 import { XMLMessage } from '../jms/message/xml-message.js';
 
 /** A message as the store's columns hold it. */
@@ -279,4 +279,20 @@ function decodeValue(type: unknown, value: unknown, what: string): TypedValue {
 /** `String.prototype.isWellFormed` (Node 20) is not in the ES2023 lib typings. */
 function isWellFormed(text: string): boolean {
   return (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** A store operation ready to write: its message serialized, as both stores take it at `commit`. */
+export type EncodedOperation =
+  | Exclude<StoreOperation, { op: 'addMessage' }>
+  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
+
+/** Serializes an `addMessage` operation's message; every other operation is written as it is. */
+export function encodeOperation(operation: StoreOperation): EncodedOperation {
+  if (operation.op !== 'addMessage') return operation;
+  return {
+    op: 'addMessage',
+    id: operation.id,
+    seq: operation.seq,
+    row: serializeMessage(operation.message, operation.sender),
+  };
 }

@@ -33,7 +33,12 @@ import type {
 import type { Message } from '../jms/message/message.js';
 import type { Queue, Topic } from '../jms/destination/destination.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
-import { type SerializedMessage, deserializeStoredMessage, serializeMessage } from './message-serializer.js';
+import {
+  type EncodedOperation,
+  type SerializedMessage,
+  deserializeStoredMessage,
+  encodeOperation,
+} from './message-serializer.js';
 import { StoreError } from './store-error.js';
 import { PostgresSyncReader, SyncQueryError } from './postgres-sync-reader.js';
 import { SchemaRefusal, checkSchemaName, prepareSchema, quoted } from './postgres-schema.js';
@@ -79,10 +84,6 @@ export interface PostgresStoreStats {
   transactions: number;
   failures: number;
 }
-
-type EncodedOperation =
-  | Exclude<StoreOperation, { op: 'addMessage' }>
-  | { op: 'addMessage'; id: string; seq: number; row: SerializedMessage };
 
 interface PendingCommit {
   operations: EncodedOperation[];
@@ -360,7 +361,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     this.#stats.commits++;
     let encoded: EncodedOperation[];
     try {
-      encoded = operations.map(encode);
+      encoded = operations.map(encodeOperation);
     } catch (error) {
       this.#stats.failures++;
       return Promise.reject(
@@ -760,16 +761,6 @@ function placeOf(operation: EncodedOperation): { step: number; rows: string[]; b
     default:
       return { step: ORDERED_STEP, rows: [] };
   }
-}
-
-function encode(operation: StoreOperation): EncodedOperation {
-  if (operation.op !== 'addMessage') return operation;
-  return {
-    op: 'addMessage',
-    id: operation.id,
-    seq: operation.seq,
-    row: serializeMessage(operation.message, operation.sender),
-  };
 }
 
 function toSerialized(
