@@ -9,8 +9,7 @@ import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { publishUntilStopped } from '../helpers/keyed-flow.js';
-import { workspace } from './gateway-harness.js';
-import { Group, assertDelivered, drained, haConfig, pause, routeFor, skip, status } from './ha-harness.js';
+import { assertDelivered, drained, pause, skip, status, twoInstances } from './ha-harness.js';
 
 /** The local cluster `pg_ctlcluster` restarts; undefined when PostgreSQL is not run from here. */
 function localCluster(): string | undefined {
@@ -32,12 +31,7 @@ test(
     timeout: 240_000,
   },
   async (t) => {
-    const route = await routeFor(t);
-    const space = await workspace({ 'gateway.yaml': haConfig(route) });
-    t.after(() => space.cleanup());
-    const group = new Group(space.dir, t);
-    await group.start();
-    await group.start();
+    const { route, group } = await twoInstances(t);
     const before = await group.active();
     const epochBefore = (await status(before)).epoch!;
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);

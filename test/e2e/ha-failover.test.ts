@@ -8,30 +8,23 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { publishUntilStopped } from '../helpers/keyed-flow.js';
-import { eventually, runCli, workspace } from './gateway-harness.js';
+import { eventually, runCli } from './gateway-harness.js';
 import {
-  Group,
   LEASE_MS,
   TAKEOVER_BOUND_MS,
   assertDelivered,
   drained,
-  haConfig,
   pause,
-  routeFor,
   skip,
   status,
+  twoInstances,
 } from './ha-harness.js';
 
 test(
   'ha - kill -9 of the active three times under load: a standby takes over each time, nothing lost, nothing twice, order kept (RabbitMQ → queue → Kafka, exactly-once)',
   { skip, timeout: 300_000 },
   async (t) => {
-    const route = await routeFor(t);
-    const space = await workspace({ 'gateway.yaml': haConfig(route) });
-    t.after(() => space.cleanup());
-    const group = new Group(space.dir, t);
-    await group.start();
-    await group.start();
+    const { route, group } = await twoInstances(t);
     let active = await group.active();
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);
     t.after(() => publisher.stop());
@@ -59,12 +52,7 @@ test(
   'ha - an active paused past its lease (SIGSTOP) is replaced; resumed, it finds itself a standby and writes nothing',
   { skip, timeout: 240_000 },
   async (t) => {
-    const route = await routeFor(t);
-    const space = await workspace({ 'gateway.yaml': haConfig(route) });
-    t.after(() => space.cleanup());
-    const group = new Group(space.dir, t);
-    await group.start();
-    await group.start();
+    const { route, group } = await twoInstances(t);
     const paused = await group.active();
     const pausedEpoch = (await status(paused)).epoch;
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);
@@ -101,12 +89,7 @@ test(
   'ha - step-down from the CLI hands over to the standby; ha status names the roles',
   { skip, timeout: 120_000 },
   async (t) => {
-    const route = await routeFor(t);
-    const space = await workspace({ 'gateway.yaml': haConfig(route) });
-    t.after(() => space.cleanup());
-    const group = new Group(space.dir, t);
-    await group.start();
-    await group.start();
+    const { group, space } = await twoInstances(t);
     const first = await group.active();
     const stepDown = await runCli(['ha', 'step-down', '--url', first.admin], space.dir);
     assert.equal(stepDown.code, 0, stepDown.stderr);

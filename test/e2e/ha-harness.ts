@@ -12,7 +12,15 @@ import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { outOfOrder, readCommittedKeys } from '../helpers/keyed-flow.js';
 import { uniqueName } from '../helpers/names.js';
 import { PG_URL, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
-import { type RunningGateway, adminJson, eventually, killGateway, startGateway } from './gateway-harness.js';
+import {
+  type RunningGateway,
+  type Workspace,
+  adminJson,
+  eventually,
+  killGateway,
+  startGateway,
+  workspace,
+} from './gateway-harness.js';
 
 const amqp = await amqpBroker();
 const kafka = await kafkaBroker();
@@ -200,3 +208,16 @@ export function assertDelivered(t: TestContext, sent: readonly string[], atTarge
 
 /** A pause of the load between events: the flow runs meanwhile. */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A route, a workspace holding its configuration, and a group of two running instances of it. */
+export async function twoInstances(
+  t: TestContext,
+): Promise<{ route: Route; space: Workspace; group: Group }> {
+  const route = await routeFor(t);
+  const space = await workspace({ 'gateway.yaml': haConfig(route) });
+  t.after(() => space.cleanup());
+  const group = new Group(space.dir, t);
+  await group.start();
+  await group.start();
+  return { route, space, group };
+}
