@@ -118,13 +118,19 @@ function instance(row: LeaseRow, id: string, failActivation = false, drainMs = 0
   return { coordinator, events, clock, role: (): HaRole => coordinator.state.role };
 }
 
-test('ha - the first instance becomes active, the second stays a standby while the grant is renewed', async () => {
+/** Two instances on one lease: `a` started first and active, `b` started after as its standby. */
+async function activeAndStandby(options: { drainMs?: number } = {}) {
   const row = new LeaseRow(new FakeClock());
-  const a = instance(row, 'a');
+  const a = instance(row, 'a', false, options.drainMs ?? 0);
   const b = instance(row, 'b');
   a.coordinator.start();
   await row.clock.advance(0);
   b.coordinator.start();
+  return { row, a, b };
+}
+
+test('ha - the first instance becomes active, the second stays a standby while the grant is renewed', async () => {
+  const { row, a, b } = await activeAndStandby();
   await row.clock.advance(TTL_MS * 5);
   assert.equal(a.role(), 'active');
   assert.equal(b.role(), 'standby');
@@ -134,12 +140,7 @@ test('ha - the first instance becomes active, the second stays a standby while t
 });
 
 test('ha - when the active dies, the standby takes over within the grant and a claim round', async () => {
-  const row = new LeaseRow(new FakeClock());
-  const a = instance(row, 'a');
-  const b = instance(row, 'b');
-  a.coordinator.start();
-  await row.clock.advance(0);
-  b.coordinator.start();
+  const { row, a, b } = await activeAndStandby();
   await row.clock.advance(2_000);
   a.clock.killed = true;
   const grantEnd = row.expiresAt;
@@ -158,12 +159,7 @@ test('ha - when the active dies, the standby takes over within the grant and a c
 });
 
 test('ha - a paused active that comes back after a takeover becomes a standby at once', async () => {
-  const row = new LeaseRow(new FakeClock());
-  const a = instance(row, 'a');
-  const b = instance(row, 'b');
-  a.coordinator.start();
-  await row.clock.advance(0);
-  b.coordinator.start();
+  const { row, a, b } = await activeAndStandby();
   a.clock.paused = true;
   await row.clock.advance(TTL_MS + 2_000);
   assert.equal(b.role(), 'active');
@@ -208,12 +204,7 @@ test('ha - a database outage shorter than the grant changes nothing', async () =
 });
 
 test('ha - step-down hands over to the standby at once, and the old active stays a standby', async () => {
-  const row = new LeaseRow(new FakeClock());
-  const a = instance(row, 'a');
-  const b = instance(row, 'b');
-  a.coordinator.start();
-  await row.clock.advance(0);
-  b.coordinator.start();
+  const { row, a, b } = await activeAndStandby();
   await row.clock.advance(3_000);
   assert.equal(await a.coordinator.stepDown(), true);
   assert.equal(a.role(), 'standby');
@@ -227,12 +218,7 @@ test('ha - step-down hands over to the standby at once, and the old active stays
 });
 
 test('ha - stepping down keeps the lease renewed while the bridges drain, then hands over', async () => {
-  const row = new LeaseRow(new FakeClock());
-  const a = instance(row, 'a', false, TTL_MS * 2);
-  const b = instance(row, 'b');
-  a.coordinator.start();
-  await row.clock.advance(0);
-  b.coordinator.start();
+  const { row, a, b } = await activeAndStandby({ drainMs: TTL_MS * 2 });
   const steppingDown = a.coordinator.stepDown();
   await row.clock.advance(TTL_MS * 2 - 1);
   assert.equal(a.role(), 'stepping-down');
