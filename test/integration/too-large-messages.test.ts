@@ -418,8 +418,8 @@ async function withOwnMosquitto(
   ]);
   try {
     if (missing) {
-      // skip reason: these cases need a private broker with its own max_packet_size, never the shared one; without the mosquitto binary there is none to start
-      t.skip('no mosquitto binary to run a broker with max_packet_size; install mosquitto');
+      // These cases need a private broker with its own max_packet_size, never the shared one.
+      t.skip('no mosquitto binary to run a broker with max_packet_size; install mosquitto'); // skip reason: without the mosquitto binary there is no private broker to start
       return;
     }
     await fn(`mqtt://127.0.0.1:${port}`);
