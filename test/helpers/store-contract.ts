@@ -39,11 +39,13 @@ export interface StoreContractOptions {
   pages: boolean;
 }
 
-function text(message: Message | null): string | null {
+/** A text message's body, or null for no message. */
+export function text(message: Message | null): string | null {
   return message === null ? null : (message as TextMessage).getText();
 }
 
-function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
+/** A message and its references on `backlogs`, as the engine commits a persistent send. */
+export function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
   const message = new TextMessage(body);
   message.setJMSMessageID(id);
   return [
@@ -59,7 +61,8 @@ function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOp
   ];
 }
 
-async function recoverAll(store: MessageStore) {
+/** What a store recovers, its references read out while it is still open (they are read lazily). */
+export async function recoverAll(store: MessageStore) {
   const recovered = await store.recover();
   return { ...recovered, refs: [...recovered.refs] };
 }

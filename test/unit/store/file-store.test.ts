@@ -7,7 +7,6 @@ import Database from 'better-sqlite3';
 import {
   ConnectionFactory,
   JmsEngine,
-  type Message,
   Session,
   type StoreOperation,
   TextMessage,
@@ -17,6 +16,7 @@ import { type TempDirBody, withTempDir } from '../../helpers/temp-dir.js';
 import { FileStore, type FileStoreOptions } from '../../../src/store/file-store.js';
 import { StoreError } from '../../../src/store/store-error.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
+import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
 
 function withDir(fn: TempDirBody): Promise<void> {
   return withTempDir('file-store-', fn);
@@ -40,32 +40,6 @@ async function openEngine(dir: string, options: Partial<FileStoreOptions> = {}) 
       await store.close();
     },
   };
-}
-
-function text(message: Message | null): string | null {
-  return message === null ? null : (message as TextMessage).getText();
-}
-
-function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
-  const message = new TextMessage(body);
-  message.setJMSMessageID(id);
-  return [
-    { op: 'addMessage', id, seq, message },
-    ...backlogs.map((backlog): StoreOperation => ({
-      op: 'addRef',
-      backlog,
-      id,
-      seq,
-      deliveryCount: 0,
-      notBefore: 0,
-    })),
-  ];
-}
-
-/** What a store recovers, its references read out while it is still open (they are read lazily). */
-async function recoverAll(store: FileStore) {
-  const recovered = await store.recover();
-  return { ...recovered, refs: [...recovered.refs] };
 }
 
 async function reopenAndRecover(path: string) {
