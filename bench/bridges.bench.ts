@@ -10,7 +10,7 @@
  *   under confirms), then acknowledge the source up to the last one (AMQP `allUpTo`, Kafka offset).
  *   mqtt.js hands over the next PUBLISH only after the last was acknowledged, so MQTT sources
  *   cannot batch: for them the two raw pipes are the same.
- * - `bridge, one at a time`: the runtime with batching turned off (`batch.maxMessages: 1`).
+ * - `bridge, one at a time`: the runtime with batching turned off (`sendBatch.maxMessages: 1`).
  * - `bridge`: the runtime with its default settings.
  *
  * Routes: AMQP→Kafka (keyed by the XPath `/order/@id`), MQTT→AMQP, Kafka→AMQP, in-process
@@ -69,8 +69,9 @@ const ORDER_IDS = 100;
 /** The batched raw pipes' largest batch and the AMQP source's prefetch for them. */
 const RAW_BATCH = 500;
 /** What turns the runtime's batching off, for the one-at-a-time bridge runs. */
-const ONE_AT_A_TIME: Partial<BridgeConfig> = {};
-const ONE_AT_A_TIME_YAML = '';
+const ONE_AT_A_TIME: Partial<BridgeConfig> = { sendBatch: { maxMessages: 1 } };
+/** The same, as a line of a YAML bridge (after its `maxInFlight:` line). */
+const ONE_AT_A_TIME_YAML = '\n    sendBatch: { maxMessages: 1 }';
 
 type Kind = 'amqp' | 'mqtt' | 'kafka';
 

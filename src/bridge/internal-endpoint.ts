@@ -34,7 +34,7 @@ import {
 } from '../jms/errors.js';
 import { DeliveryMode, type Message } from '../jms/message/message.js';
 import type { StagedId } from './duplicate-window.js';
-import type { Delivery, Outcome, Sink, Source } from '../spi/connector.js';
+import type { Delivery, Outcome, SendResult, Sink, Source } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError } from '../spi/errors.js';
 import { untilAborted } from '../spi/abort.js';
 
@@ -169,6 +169,32 @@ export class InternalSource implements Source {
         throw error;
       }
     }
+  }
+
+  /**
+   * Up to `max` deliveries: waits for the first as {@link receive} does, then takes what the
+   * destination has ready without waiting (nothing while a put-back or a full transaction holds
+   * reading).
+   */
+  async receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    const deliveries = [await this.receive(signal)];
+    while (deliveries.length < max && !this.#holding()) {
+      const consumer = this.#consumer;
+      if (!consumer || this.#pulling || this.#parked) break;
+      const message = await consumer.receiveNoWait();
+      // Closed meanwhile: close() gave the message back.
+      if (!message || this.#consumer !== consumer) break;
+      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
+      this.#ledger.push(record);
+      const id = message.getJMSMessageID();
+      if (id !== null && this.#alreadyDone.delete(id)) {
+        record.state = 'done';
+        await this.#advance();
+        continue;
+      }
+      deliveries.push(this.#delivery(record));
+    }
+    return deliveries;
   }
 
   /**
@@ -414,6 +440,32 @@ export class InternalSink implements Sink {
    */
   sendStaged(message: Message, signal: AbortSignal, staged: StagedId): Promise<void> {
     return this.#send(message, signal, staged);
+  }
+
+  /**
+   * Sends many messages in one store commit: each send is queued in the same turn, so the
+   * engine's group commit writes them together; each settles on its own.
+   */
+  sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    return this.sendBatchStaged(batch, signal, []);
+  }
+
+  /** As {@link sendBatch}, each message with its duplicate-window record (by index) in the same commit. */
+  async sendBatchStaged(
+    batch: readonly Message[],
+    signal: AbortSignal,
+    staged: readonly (StagedId | undefined)[],
+  ): Promise<readonly SendResult[]> {
+    const sends = batch.map((message, index) => this.#send(message, signal, staged[index]));
+    const settled = await Promise.allSettled(sends);
+    return settled.map((outcome) =>
+      outcome.status === 'fulfilled'
+        ? { ok: true }
+        : {
+            ok: false,
+            error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+          },
+    );
   }
 
   async #send(message: Message, signal: AbortSignal, staged?: StagedId): Promise<void> {

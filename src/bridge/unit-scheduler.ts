@@ -102,9 +102,14 @@ export class UnitScheduler {
     return unit;
   }
 
-  /** The unit's head message is finished with (sent, parked, dropped): the next one is its head. */
+  /**
+   * A message of the unit is finished with (sent, parked, dropped): its head, or, from a batch, a
+   * later one the target confirmed while an earlier one failed on another target stream.
+   */
   removeHead(unit: Unit, item: Item): void {
-    unit.items.shift();
+    const index = unit.items.indexOf(item);
+    if (index < 0) return;
+    unit.items.splice(index, 1);
     this.#forgetId(item, unit);
   }
 
@@ -261,13 +266,14 @@ export class UnitScheduler {
 
   /**
    * Drops the items `keep` refuses (what a lost source connection had delivered and the runtime
-   * had not yet sent or settled), calling `dropped` for each. A unit sending keeps its head; a
-   * waiting or stalled unit that lost its head starts over with the next message.
+   * had not yet sent or settled), calling `dropped` for each. A unit sending keeps its head and
+   * what is in a batch with it; a waiting or stalled unit that lost its head starts over with the
+   * next message.
    */
   abandon(keep: (item: Item) => boolean, dropped: (item: Item) => void): void {
     for (const unit of [...this.#units.values()]) {
       const busy = unit.state === 'active';
-      const kept = unit.items.filter((item, index) => (busy && index === 0) || keep(item));
+      const kept = unit.items.filter((item, index) => (busy && (index === 0 || item.sending)) || keep(item));
       if (kept.length === unit.items.length) continue;
       const headChanged = kept[0] !== unit.items[0];
       for (const item of unit.items) {
