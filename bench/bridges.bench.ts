@@ -60,6 +60,12 @@ const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 5_000
 const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 2_000;
 const WINDOW = 500;
+/**
+ * What a bridge may hold unsettled, and its AMQP and Kafka sources' read-ahead: as much as the
+ * batched raw pipes' AMQP prefetch (the raw Kafka pipe takes each fetch whole), so both may read
+ * as far ahead (the bridge's default `maxInFlight`).
+ */
+const BRIDGE_IN_FLIGHT = 1_000;
 const PAYLOAD_BYTES = 1_024;
 const RUN_TIMEOUT_MS = 180_000;
 /** Feeder sends (of up to 100 messages) waiting for their confirm at once. */
@@ -226,11 +232,18 @@ async function feeder(kind: Kind, name: string): Promise<Feeder> {
       close: () => client.endAsync(),
     };
   }
-  const producer = kafka.producer();
+  // One send after the other, idempotent: kafkajs does not keep concurrent sends in the order they
+  // were made (the first waits for the fresh topic's metadata, a retried one lands behind later
+  // ones), and a source topic out of order would count against every pipe.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
+  let last: Promise<unknown> = Promise.resolve();
   return {
-    async send(seqs) {
-      await producer.send({ topic: name, acks: 1, messages: seqs.map((seq) => ({ value: payload(seq) })) });
+    send(seqs) {
+      const messages = seqs.map((seq) => ({ value: payload(seq) }));
+      const sent = last.then(() => producer.send({ topic: name, acks: -1, messages }));
+      last = sent.catch(() => undefined);
+      return sent.then(() => undefined);
     },
     close: () => producer.disconnect(),
   };
@@ -304,7 +317,7 @@ interface Pipe {
 function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: string): unknown {
   switch (kind) {
     case 'amqp':
-      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: WINDOW });
+      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: BRIDGE_IN_FLIGHT });
     case 'mqtt':
       return config(mqttConnector, {
         url: MQTT_URL,
@@ -320,6 +333,7 @@ function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: s
         groupId: `bench-${id}`,
         fromBeginning: true,
         fetchMaxWait: 20,
+        ...(role === 'source' ? { prefetch: BRIDGE_IN_FLIGHT } : {}),
         ...(role === 'sink' ? { key: { from: 'xpath', expression: '/order/@id' } } : {}),
       });
   }
@@ -347,7 +361,7 @@ function bridgePipe(route: Route, names: Names, settings: Partial<BridgeConfig>)
     ordering: 'bridge',
     batchSize: 100,
     batchIntervalMs: 20,
-    maxInFlight: WINDOW,
+    maxInFlight: BRIDGE_IN_FLIGHT,
     ...settings,
   });
   return { start: () => bridge.start(), stop: () => bridge.stop() };
@@ -374,7 +388,7 @@ function gatewayYaml(names: Names, extra: string): string {
       key: { from: xpath, expression: /order/@id }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}`;
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}`;
   return `
 store:
   path: ./data
@@ -386,11 +400,11 @@ destinations:
     - name: orders
 bridges:
   - name: orders-in
-    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${WINDOW} }
+    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${BRIDGE_IN_FLIGHT} }
     target: { type: jms, destination: queue://orders }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
 `;
 }
 

@@ -199,6 +199,15 @@ export class MqttSource implements Source {
     return session.deliveries.takeUpTo(max, signal);
   }
 
+  /**
+   * The messages received and not handed out yet. mqtt.js reads the next packet only once the
+   * last is settled, so while the runtime waits for more this is 0 and it acknowledges at once
+   * rather than waiting for its acknowledgement batch to fill.
+   */
+  backlog(): number | undefined {
+    return this.#session?.deliveries.size;
+  }
+
   async close(): Promise<void> {
     const session = this.#session;
     if (session === undefined) return;

@@ -6,9 +6,11 @@
  * together share it), and only while fewer than the sink's `maxBatchesInFlight` are being sent;
  * while none can go, the open batch keeps filling, as the Java producer's does.
  *
- * A unit joins once per batch and waits for its results before it gives more, so a unit's next
- * messages are never written while its earlier ones may still fail and be retried (ORD-3): the
- * ordering of a unit never depends on the sink's. Units sharing one batch are independent of
+ * A unit joins once per batch. To a sink taking one batch at a time it waits for its results
+ * before it gives more; to one taking several it may join the next batch while its last is in
+ * flight, relying on the sink's ordering rule (a later message behind a failure on the same
+ * target stream comes back failed, never overtaking the retry), and stops at its first failure
+ * (ORD-3, see the bridge's `#attemptBatch`). Units sharing one batch are independent of
  * each other; the sink's ordering rule reports a unit's messages that come after another unit's
  * failure on the same target stream as `BehindFailureError`, which the bridge sends again
  * without counting.

@@ -10,8 +10,10 @@
  * injected clock, so tests never sleep.
  *
  * To a sink with `sendBatch`, a unit gives its ready messages to a shared batch instead
- * (`batch-pipeline.ts`) and settles each by its own result; it gives more only once the batch
- * answered, so the rule above holds for batches too.
+ * (`batch-pipeline.ts`) and settles each by its own result. To a sink that takes several batches
+ * at once in order it hands over its next batch while the last is in flight, and the sink reports
+ * every later message behind a failure on the same target stream as failed too; the unit stops at
+ * its first failure, so the rule above holds for batches too.
  *
  * This file connects, reads, sends and settles; four units do the rest, each behind a context
  * naming only what it needs of the bridge: the status (`status-tracker.ts`: every fact the status
@@ -101,6 +103,8 @@ export class Bridge {
   readonly #sendLatency = new LatencyHistogram();
   readonly #endToEndLatency = new LatencyHistogram();
   #inFlight = 0;
+  /** The reader waits in the source's receive. */
+  #receiving = false;
   readonly #lastWarned = new Map<Side, string>();
 
   #epoch = 0;
@@ -167,7 +171,10 @@ export class Bridge {
       clock: this.#clock,
       batchSize: resolved.batchSize,
       batchIntervalMs: resolved.batchIntervalMs,
-      immediate: () => this.#status.paused || this.#status.lifecycle !== 'running',
+      immediate: () =>
+        this.#status.paused ||
+        this.#status.lifecycle !== 'running' ||
+        (this.#receiving && this.#sourceIdle()),
       acknowledge: async (item) => {
         await this.#settle(item, { kind: 'ack' });
         this.#release();
@@ -506,8 +513,26 @@ export class Bridge {
       this.#config.maxInFlightPerUnit < this.#config.maxInFlight
         ? 1
         : this.#config.maxInFlight - this.#inFlight;
-    if (source.receiveBatch && room > 1) return source.receiveBatch(room, signal);
-    return [await source.receive(signal)];
+    this.#receiving = true;
+    try {
+      // What is confirmed goes at once when the source has nothing more to give: a source that
+      // hands over its next message only after the last is acknowledged (MQTT) would otherwise
+      // wait `batchIntervalMs` for every message, and acknowledging sooner is always safe.
+      if (this.#acks.pending && this.#sourceIdle()) void this.#acks.flush();
+      if (source.receiveBatch && room > 1) return await source.receiveBatch(room, signal);
+      return [await source.receive(signal)];
+    } finally {
+      this.#receiving = false;
+    }
+  }
+
+  /** Whether the source says nothing waits there (not: cannot tell). */
+  #sourceIdle(): boolean {
+    try {
+      return this.#config.source.backlog?.() === 0;
+    } catch {
+      return false;
+    }
   }
 
   /** Waits while `maxInFlight` deliveries are unsettled or the last unit read into is full (backpressure). */
@@ -633,8 +658,12 @@ export class Bridge {
 
   /**
    * Gives the unit's ready messages, in order, to the next batch and settles each by its result.
-   * The unit gives nothing more until the batch answered, so a later message of the unit is never
-   * written while an earlier one may still fail (ORD-3).
+   * To a sink that takes several batches at once (`maxBatchesInFlight` > 1) the unit hands over
+   * its next batch while the last is in flight: the sink keeps them in order and reports every
+   * later message to a stream where an earlier one failed as failed too, so nothing overtakes a
+   * retry. Once a batch answers with a failure the unit hands over nothing more; the later
+   * batches' failures stay where they are, and the unit's next step sends the failed message
+   * first, then the rest, in order, before anything new (ORD-3).
    */
   async #attemptBatch(unit: Unit, batches: BatchPipeline): Promise<void> {
     if (this.#window && !(await this.#checkWindow(unit))) return;
@@ -644,25 +673,103 @@ export class Bridge {
       this.#scheduler.waitFor(unit, reconnecting);
       return;
     }
+    let answered: Promise<void> = Promise.resolve();
+    let outstanding = 0;
+    /** A batch of this step answered with a failure (not poison): the later ones are behind it. */
+    let failed = false;
+    let joins = 0;
+    const stopped = () =>
+      failed || unit.state !== 'active' || this.#life.signal.aborted || this.#status.fatal;
+    for (;;) {
+      // After a failure nothing new goes: the unit's next step starts with the failed message.
+      if (stopped() || (joins > 0 && !this.#mayPipeline(unit))) break;
+      if (this.#readyCount(unit) === 0) {
+        if (outstanding === 0) break;
+        // More may come from the reader while the last batch is out: give it then.
+        const arrived = new Promise<void>((resolve) => (unit.onItem = resolve));
+        await Promise.race([answered, arrived]);
+        unit.onItem = undefined;
+        continue;
+      }
+      const { handedOver, answer } = this.#joinBatch(unit, batches, stopped);
+      joins++;
+      outstanding++;
+      const previous = answered;
+      answered = answer.then(async ({ taken, results, sendStarted }) => {
+        // Answers are handled in the order the batches went, whatever order they come in.
+        await previous;
+        try {
+          if (taken.length === 0 || this.#life.signal.aborted) return;
+          const behind = failed || unit.state !== 'active';
+          if (results.some((result) => !result.ok && !isPoison(result.error))) failed = true;
+          await this.#batchAnswered(unit, taken, results, sendStarted, behind);
+        } finally {
+          for (const item of taken) item.sending = false;
+          outstanding--;
+        }
+      });
+      await Promise.race([handedOver, answered]);
+    }
+    await answered;
+  }
+
+  /**
+   * Whether the unit may hand over another batch while its last ones are in flight: the sink takes
+   * several at once, no message of the unit is a suspect, the sink is connected and no other unit
+   * waits for the slot.
+   * Exactly-once checks every message against the window first: one batch at a time there.
+   */
+  #mayPipeline(unit: Unit): boolean {
+    return (
+      (this.#batchTarget().maxBatchesInFlight ?? 1) > 1 &&
+      this.#window === undefined &&
+      !this.#life.signal.aborted &&
+      !this.#reconnecting.has('sink') &&
+      !this.#scheduler.othersWaiting &&
+      !unit.items.some((item) => item.suspect)
+    );
+  }
+
+  /**
+   * Joins the next batch with the unit's ready messages. `handedOver` resolves once the batch
+   * took them (or went without them), `answer` once the sink answered for them. Once `stopped`
+   * (an earlier batch of the unit failed while this one waited for room) it gives nothing: a
+   * batch begun after the sink reported the failure would not be held behind it.
+   */
+  #joinBatch(
+    unit: Unit,
+    batches: BatchPipeline,
+    stopped: () => boolean,
+  ): {
+    handedOver: Promise<void>;
+    answer: Promise<{ taken: readonly Item[]; results: readonly SendResult[]; sendStarted: number }>;
+  } {
     const taken: Item[] = [];
     let sendStarted = 0;
+    let tookAll = (): void => {};
+    const handedOver = new Promise<void>((resolve) => (tookAll = resolve));
     const contributor: Contributor = {
-      ready: () => this.#readyCount(unit),
-      urgent: () => (unit.items[0]?.sends ?? 0) > 0,
+      ready: () => (stopped() ? 0 : this.#readyCount(unit)),
+      urgent: () => (this.#firstUnsent(unit)?.sends ?? 0) > 0,
       take: (maxCount, maxBytes, batchEmpty) => {
+        if (stopped()) return [];
         sendStarted = this.#clock.now();
         const items = this.#batchable(unit, maxCount, maxBytes, batchEmpty);
         taken.push(...items);
+        if (items.length > 0) tookAll();
         return items.map((item) => this.#outgoing(item));
       },
     };
-    const { results } = await batches.join(contributor);
-    try {
-      if (taken.length === 0 || this.#life.signal.aborted) return;
-      await this.#batchAnswered(unit, taken, results, sendStarted);
-    } finally {
-      for (const item of taken) item.sending = false;
-    }
+    const answer = batches.join(contributor).then(({ results }) => {
+      tookAll();
+      return { taken, results, sendStarted };
+    });
+    return { handedOver, answer };
+  }
+
+  /** The unit's first message not in a batch being sent. */
+  #firstUnsent(unit: Unit): Item | undefined {
+    return unit.items.find((item) => !item.sending);
   }
 
   /**
@@ -697,7 +804,7 @@ export class Bridge {
   #batchable(unit: Unit, maxCount: number, maxBytes: number, batchEmpty: boolean): Item[] {
     const items: Item[] = [];
     let bytes = 0;
-    for (const item of unit.items) {
+    for (const item of this.#unsent(unit)) {
       if (items.length >= maxCount) break;
       if (item.sending) break;
       if (items.length > 0 && item.suspect) break;
@@ -718,7 +825,7 @@ export class Bridge {
   #readyCount(unit: Unit): number {
     const most = this.#config.sendBatch.maxMessages;
     let count = 0;
-    for (const item of unit.items) {
+    for (const item of this.#unsent(unit)) {
       if (count >= most || item.sending) break;
       if (count > 0 && item.suspect) break;
       if (this.#window && item.id !== null && !item.checked) break;
@@ -726,6 +833,16 @@ export class Bridge {
       if (item.suspect) break;
     }
     return count;
+  }
+
+  /**
+   * The unit's messages after those at its head that are in batches being sent (its step's own:
+   * a unit runs one step at a time); a message in flight further back ends what may go.
+   */
+  *#unsent(unit: Unit): Generator<Item> {
+    let index = 0;
+    while (index < unit.items.length && unit.items[index]!.sending) index++;
+    for (; index < unit.items.length; index++) yield unit.items[index]!;
   }
 
   /** The copy of an item that goes to the target, stamped with this attempt. */
@@ -751,6 +868,7 @@ export class Bridge {
     taken: readonly Item[],
     results: readonly SendResult[],
     sendStarted: number,
+    behindAlready = false,
   ): Promise<void> {
     const confirmed: Item[] = [];
     const failed: { item: Item; error: Error }[] = [];
@@ -773,7 +891,8 @@ export class Bridge {
     }
     for (const item of confirmed)
       await this.#delivered(item, this.#stagedTarget !== undefined && item.id !== null);
-    let behind = false;
+    // A failure of an earlier batch of the unit came first: this batch's failures are behind it.
+    let behind = behindAlready;
     for (const { item, error } of failed) {
       item.sending = false;
       if (this.#life.signal.aborted) return;

@@ -13,6 +13,7 @@ import {
   type Delivery,
 } from '../../src/spi/index.js';
 import { mqttConnector, MqttSink, MqttSource, type MqttConfig } from '../../connectors/mqtt/index.js';
+import { Bridge } from '../../src/bridge/index.js';
 import { brokerTest } from '../helpers/brokers.js';
 import { tcpRelay } from '../helpers/tcp-relay.js';
 import { until } from '../helpers/until.js';
@@ -612,6 +613,34 @@ brokerTest(
     ]);
     assert.deepEqual(numbers, [...Array(numbers.length).keys()], 'what arrived is a prefix, in order');
     assert.ok(numbers.length < count, `${numbers.length} of ${count} arrived`);
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - a bridge from an MQTT source with acknowledgement batching does not wait the batch interval per message (mqtt.js hands the next message over only after the PUBACK)',
+  async ({ url }, t) => {
+    const from = topicName();
+    const to = topicName();
+    const { numbers, client } = await collector(url, to, 5, 1);
+    t.after(() => client.endAsync());
+    const source = new MqttSource(
+      config(url, { topic: from, protocolVersion: 5, qos: 1, clientId: `it-${randomUUID()}` }),
+      context,
+    );
+    const sink = new MqttSink(config(url, { topic: to, protocolVersion: 5, qos: 1 }), context);
+    // An interval no test could wait out once per message: the acknowledgements must go at once.
+    const bridge = new Bridge({ name: 'mqtt-it', source, sink, batchSize: 100, batchIntervalMs: 600_000 });
+    t.after(() => bridge.stop());
+    await bridge.start();
+    const publisher = await plainClient(url, 5);
+    t.after(() => publisher.endAsync());
+    const count = 50;
+    for (const message of numbered(count))
+      await publisher.publishAsync(from, message.getText() ?? '', { qos: 1 });
+    await until(() => numbers.length >= count, `${count} messages through the bridge`, [messagesOf(client)]);
+    assert.deepEqual(numbers, [...Array(count).keys()], 'in order');
   },
   TIMEOUT,
 );
