@@ -296,6 +296,11 @@ async function runFlow<K extends BrokerKind>(
     const writerName = `conformance-${factory.broker}-${id}-write`;
     const writer = new Bridge({
       ...common,
+      // A paced writer pauses once the broker holds `maxBacklog`; what it read before that still
+      // goes, so it reads little ahead (a fifth of the bound) for the pause to hold the backlog.
+      ...(factory.maxBacklog !== undefined && {
+        maxInFlight: Math.max(1, Math.floor(factory.maxBacklog / 5)),
+      }),
       name: writerName,
       source: new InternalSource({ engine, destination: `queue://in-${id}` }),
       sink: endpoint.sink(context(writerName)),
