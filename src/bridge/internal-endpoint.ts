@@ -184,15 +184,8 @@ export class InternalSource implements Source {
       const message = await consumer.receiveNoWait();
       // Closed meanwhile: close() gave the message back.
       if (!message || this.#consumer !== consumer) break;
-      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
-      this.#ledger.push(record);
-      const id = message.getJMSMessageID();
-      if (id !== null && this.#alreadyDone.delete(id)) {
-        record.state = 'done';
-        await this.#advance();
-        continue;
-      }
-      deliveries.push(this.#delivery(record));
+      const record = await this.#record(message);
+      if (record) deliveries.push(this.#delivery(record));
     }
     return deliveries;
   }
@@ -270,18 +263,25 @@ export class InternalSource implements Source {
           `the consumer of '${this.#destination.toString()}' was closed (was the destination deleted?)`,
         );
       }
-      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
-      this.#ledger.push(record);
-      const id = message.getJMSMessageID();
-      if (id !== null && this.#alreadyDone.delete(id)) {
-        record.state = 'done';
-        await this.#advance();
-        return;
-      }
-      this.#parked = record;
+      const record = await this.#record(message);
+      if (record) this.#parked = record;
     });
     this.#pulling = pulling;
     return pulling;
+  }
+
+  /**
+   * Enters a received message in the ledger; undefined when the bridge had settled it and it was
+   * put back anyway (see `#alreadyDone`): it is acknowledged in turn, not handed out again.
+   */
+  async #record(message: Message): Promise<LedgerRecord | undefined> {
+    const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
+    this.#ledger.push(record);
+    const id = message.getJMSMessageID();
+    if (id === null || !this.#alreadyDone.delete(id)) return record;
+    record.state = 'done';
+    await this.#advance();
+    return undefined;
   }
 
   #delivery(record: LedgerRecord): Delivery {

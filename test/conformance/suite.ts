@@ -401,14 +401,7 @@ class ScriptedSink implements Sink {
     return this.target.connect(signal);
   }
   async send(message: Message, signal: AbortSignal): Promise<void> {
-    const seq = message.getIntProperty('seq');
-    const attempt = this.attempts.filter((a) => a.seq === seq).length + 1;
-    this.attempts.push({
-      seq,
-      deliveryCount: message.getIntProperty('JMSXDeliveryCount'),
-      redelivered: message.getJMSRedelivered(),
-    });
-    const error = this.fail(seq, attempt);
+    const error = this.#attempt(message);
     if (error) throw error;
     await this.target.send(message, signal);
   }
@@ -426,14 +419,7 @@ class ScriptedSink implements Sink {
         results[index] = { ok: false, error: new BehindFailureError(failure) };
         return;
       }
-      const seq = message.getIntProperty('seq');
-      const attempt = this.attempts.filter((a) => a.seq === seq).length + 1;
-      this.attempts.push({
-        seq,
-        deliveryCount: message.getIntProperty('JMSXDeliveryCount'),
-        redelivered: message.getJMSRedelivered(),
-      });
-      const error = this.fail(seq, attempt);
+      const error = this.#attempt(message);
       if (error) {
         results[index] = { ok: false, error };
         if (!isPoison(error)) failure = error;
@@ -445,6 +431,17 @@ class ScriptedSink implements Sink {
       : await sendInOrder(this.target, messages, signal);
     written.forEach((w, i) => (results[w.index] = answers[i]!));
     return results;
+  }
+  /** Records an attempt at `message` and says whether the script fails it. */
+  #attempt(message: Message): Error | undefined {
+    const seq = message.getIntProperty('seq');
+    const attempt = this.attempts.filter((a) => a.seq === seq).length + 1;
+    this.attempts.push({
+      seq,
+      deliveryCount: message.getIntProperty('JMSXDeliveryCount'),
+      redelivered: message.getJMSRedelivered(),
+    });
+    return this.fail(seq, attempt);
   }
   get maxBatchesInFlight(): number {
     return this.target.maxBatchesInFlight ?? 1;

@@ -1,34 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Bridge, type BridgeConfig, MemoryDuplicateWindow } from '../../../src/bridge/index.js';
-import { FakeClock } from '../../helpers/fake-clock.js';
+import { type BridgeConfig, MemoryDuplicateWindow } from '../../../src/bridge/index.js';
 import { teardown } from '../../helpers/teardown.js';
-import { FakeBatchSink, FakeSink, FakeSource, RecordingLogger, idle, message } from './fakes.js';
+import { FakeBatchSink, FakeSink, fakeBridge, idle, message } from './fakes.js';
 
 /** A bridge over a fake source and a fake sink that takes batches, fake clock, fixed jitter. */
 function batchBridge(config: Partial<BridgeConfig> = {}, window?: MemoryDuplicateWindow) {
-  const clock = new FakeClock();
-  const log: string[] = [];
-  const source = new FakeSource(clock, log);
-  const sink = new FakeBatchSink(clock, log);
-  const errors = new FakeSink(clock, log, 'park');
-  const bridge = new Bridge(
-    {
-      name: 'b1',
-      source,
-      sink,
-      retry: { delay: { kind: 'fixed', ms: 1_000 }, limit: -1 },
-      reconnect: { minMs: 100, increaseFactor: 2, maxMs: 1_000 },
-      ...config,
-    },
-    {
-      clock,
-      logger: new RecordingLogger(),
-      random: () => 0.5,
-      ...(window ? { duplicateWindow: window } : {}),
-    },
+  const made = fakeBridge(
+    config,
+    window ? { duplicateWindow: window } : {},
+    (clock, log) => new FakeBatchSink(clock, log),
   );
-  return { clock, log, source, sink, errors, bridge };
+  return { ...made, errors: new FakeSink(made.clock, made.log, 'park') };
 }
 
 test('bridge batching - a batch goes when it holds maxMessages; the next fills while it is sent', async (context) => {

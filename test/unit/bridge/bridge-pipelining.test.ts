@@ -5,29 +5,16 @@ import type { Message } from '../../../src/index.js';
 import { type Delivery, NotConnectedError, type Outcome, type Source } from '../../../src/spi/index.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { teardown } from '../../helpers/teardown.js';
-import { FakeBatchSink, FakeSource, RecordingLogger, idle, message } from './fakes.js';
+import { FakeBatchSink, FakeSource, RecordingLogger, fakeBridge, idle, message } from './fakes.js';
 
 /** One ordering unit (the default ordering) over a fake source and a pipelined fake sink. */
 function pipelinedBridge(config: Partial<BridgeConfig> = {}) {
-  const clock = new FakeClock();
-  const log: string[] = [];
-  const source = new FakeSource(clock, log);
-  const sink = new FakeBatchSink(clock, log);
-  sink.inOrder = false;
-  sink.holdBatches = true;
-  const bridge = new Bridge(
-    {
-      name: 'b1',
-      source,
-      sink,
-      retry: { delay: { kind: 'fixed', ms: 1_000 }, limit: -1 },
-      reconnect: { minMs: 100, increaseFactor: 2, maxMs: 1_000 },
-      sendBatch: { maxMessages: 2 },
-      ...config,
-    },
-    { clock, logger: new RecordingLogger(), random: () => 0.5 },
-  );
-  return { clock, source, sink, bridge };
+  return fakeBridge({ sendBatch: { maxMessages: 2 }, ...config }, {}, (clock, log) => {
+    const sink = new FakeBatchSink(clock, log);
+    sink.inOrder = false;
+    sink.holdBatches = true;
+    return sink;
+  });
 }
 
 async function releaseAll(sink: FakeBatchSink): Promise<void> {

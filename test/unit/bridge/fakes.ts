@@ -424,12 +424,19 @@ export class RecordingLogger implements EngineLogger {
   }
 }
 
-/** A bridge over a fake source and sink, fake clock, recording logger, and fixed jitter. */
-export function fakeBridge(config: Partial<BridgeConfig> = {}, options: Partial<BridgeOptions> = {}) {
+/**
+ * A bridge over a fake source and sink, fake clock, recording logger, and fixed jitter;
+ * `makeSink` gives another fake sink (one that takes batches).
+ */
+export function fakeBridge<S extends FakeSink = FakeSink>(
+  config: Partial<BridgeConfig> = {},
+  options: Partial<BridgeOptions> = {},
+  makeSink: (clock: FakeClock, log: string[]) => S = (clock, log) => new FakeSink(clock, log) as S,
+) {
   const clock = new FakeClock();
   const log: string[] = [];
   const source = new FakeSource(clock, log);
-  const sink = new FakeSink(clock, log);
+  const sink = makeSink(clock, log);
   const logger = new RecordingLogger();
   const bridge = new Bridge(
     {
