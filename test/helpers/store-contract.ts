@@ -45,8 +45,8 @@ export function text(message: Message | null): string | null {
   return message === null ? null : (message as TextMessage).getText();
 }
 
-/** A message and its references on `backlogs`, as the engine commits a persistent send. */
-export function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
+/** A message and its references on `backlogs` (queue://a alone by default), as the engine commits a persistent send. */
+export function addOps(id: string, seq: number, backlogs = ['queue://a'], body = id): StoreOperation[] {
   const message = new TextMessage(body);
   message.setJMSMessageID(id);
   return [
