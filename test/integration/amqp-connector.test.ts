@@ -4,7 +4,6 @@ import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
   BackOffError,
   EndpointConfigurationError,
-  MessageTooLargeError,
   NotConnectedError,
   TextMessage,
   type SendResult,
@@ -15,7 +14,15 @@ import {
 } from '../../src/spi/index.js';
 import { amqpConnector, type AmqpConfig, AmqpSink, AmqpSource } from '../../connectors/amqp/index.js';
 import { brokerTest } from '../helpers/brokers.js';
-import { tcpRelay } from '../helpers/tcp-relay.js';
+import {
+  OVERSIZE_AT,
+  assertOversizeFailedAlone,
+  kinds,
+  numberOf,
+  numbered,
+  oversizeBatch,
+  relayedBroker,
+} from '../helpers/batch-sends.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
 
@@ -530,15 +537,6 @@ brokerTest(
   TIMEOUT,
 );
 
-/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
-function numbered(count: number, bytes = 16): TextMessage[] {
-  return Array.from({ length: count }, (_, index) => {
-    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
-    message.setJMSMessageID(`ID:m-${index}`);
-    return message;
-  });
-}
-
 /** The numbers of the messages on `queue`, in queue order (taken off the queue). */
 async function drainNumbers(url: string, queue: string): Promise<number[]> {
   return admin(url, async (channel) => {
@@ -546,14 +544,9 @@ async function drainNumbers(url: string, queue: string): Promise<number[]> {
     for (;;) {
       const got = await channel.get(queue, { noAck: true });
       if (got === false) return numbers;
-      numbers.push(Number(/^m-(\d+)/.exec(got.content.toString('utf8'))![1]));
+      numbers.push(numberOf(got.content.toString('utf8')));
     }
   });
-}
-
-/** The results as `ok` or the error's class name. */
-function kinds(results: readonly SendResult[]): string[] {
-  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
 }
 
 /** Results are confirmed ones first, then failed ones: nothing after a failure is confirmed. */
@@ -591,7 +584,7 @@ brokerTest(
         assert.ok(deliveries.length >= 1 && deliveries.length <= 100);
         largest = Math.max(largest, deliveries.length);
         for (const delivery of deliveries) {
-          numbers.push(Number(/^m-(\d+)/.exec((delivery.message as TextMessage).getText()!)![1]));
+          numbers.push(numberOf((delivery.message as TextMessage).getText()!));
           await delivery.settle({ kind: 'ack' });
         }
       }
@@ -618,17 +611,10 @@ brokerTest(
     );
     try {
       await sink.connect(signal());
-      const batch = numbered(20);
-      batch[7] = new TextMessage('m-7'.padEnd(500, '!'));
-      const results = await sink.sendBatch(batch, signal());
-      const expected = Array<string>(20).fill('ok');
-      expected[7] = 'MessageTooLargeError';
-      assert.deepEqual(kinds(results), expected);
-      const failed = results[7]!;
-      assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+      assertOversizeFailedAlone(await sink.sendBatch(oversizeBatch(500), signal()));
       assert.deepEqual(
         await drainNumbers(url, queue),
-        [...Array(20).keys()].filter((n) => n !== 7),
+        [...Array(20).keys()].filter((n) => n !== OVERSIZE_AT),
       );
     } finally {
       await sink.close();
@@ -643,12 +629,8 @@ brokerTest(
   'amqp connector - a connection lost in the middle of a batch fails every unconfirmed message, and nothing later is confirmed before a failed one (ORD-3)',
   async ({ url }, t) => {
     const queue = `q-${randomUUID()}`;
-    const target = new URL(url);
-    const relay = await tcpRelay(target.hostname, Number(target.port || 5672));
-    t.after(() => relay.close());
-    const relayed = new URL(url);
-    relayed.host = `127.0.0.1:${relay.port}`;
-    const sink = new AmqpSink(config(relayed.toString(), { queue, declare: declareQueue(queue) }), context);
+    const { relay, url: relayed } = await relayedBroker(t, url, 5672);
+    const sink = new AmqpSink(config(relayed, { queue, declare: declareQueue(queue) }), context);
     try {
       await sink.connect(signal());
       const count = 400;
