@@ -90,13 +90,31 @@ async function pair(
   return { source, sink };
 }
 
+/**
+ * Runs `fn` with a connected source and sink on a queue of its own ({@link pair}, `extra` for the
+ * source), then closes both and deletes the queue.
+ */
+async function withPair(
+  url: string,
+  extra: Record<string, unknown>,
+  fn: (endpoints: { source: AmqpSource; sink: AmqpSink; queue: string }) => Promise<void>,
+): Promise<void> {
+  const queue = `q-${randomUUID()}`;
+  const { source, sink } = await pair(url, queue, extra);
+  try {
+    await fn({ source, sink, queue });
+  } finally {
+    await sink.close();
+    await source.close();
+    await deleteQueues(url, queue);
+  }
+}
+
 brokerTest(
   'amqp',
   'amqp connector - every body type, header and typed property comes back identical through sink and source (BRG-6)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       for (const bodyType of ALL_BODY_TYPES) {
         const sent = sampleMessage(bodyType, Date.now());
         await sink.send(sent, signal());
@@ -106,11 +124,7 @@ brokerTest(
         assert.equal(delivery.message.getJMSRedelivered(), false);
         await delivery.settle({ kind: 'ack' });
       }
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -199,9 +213,7 @@ brokerTest(
   'amqp',
   'amqp connector - settle(retry) makes the broker deliver the message again, marked redelivered (BRG-4)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink, queue }) => {
       await sink.send(new TextMessage('again'), signal());
       const first = await receive(source);
       assert.equal(first.message.getJMSRedelivered(), false);
@@ -214,11 +226,7 @@ brokerTest(
       await assert.rejects(second.settle({ kind: 'ack' }), /already settled/);
       await source.close();
       assert.equal(await messageCount(url, queue), 0);
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -385,9 +393,7 @@ brokerTest(
   'amqp',
   'amqp connector - closing the source returns unsettled messages to the queue (BRG-7)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       await sink.send(new TextMessage('in flight'), signal());
       const unsettled = await receive(source);
       await source.close();
@@ -398,11 +404,7 @@ brokerTest(
       assert.equal((again.message as TextMessage).getText(), 'in flight');
       assert.equal(again.message.getJMSRedelivered(), true);
       await again.settle({ kind: 'ack' });
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -517,9 +519,7 @@ brokerTest(
   'amqp',
   'amqp connector - an aborted receive rejects with the abort reason and leaves the source usable',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       const controller = new AbortController();
       const waiting = source.receive(controller.signal);
       controller.abort(new Error('stop waiting'));
@@ -528,11 +528,7 @@ brokerTest(
       const delivery = await receive(source);
       assert.equal((delivery.message as TextMessage).getText(), 'after abort');
       await delivery.settle({ kind: 'ack' });
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -564,9 +560,7 @@ brokerTest(
   'amqp',
   'amqp connector - sendBatch publishes a batch pipelined under confirms, and it arrives in order; receiveBatch hands over what is buffered',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue, { prefetch: 200 });
-    try {
+    await withPair(url, { prefetch: 200 }, async ({ source, sink }) => {
       const batch = numbered(500);
       const [first, second] = await Promise.all([
         sink.sendBatch(batch.slice(0, 250), signal()),
@@ -591,11 +585,7 @@ brokerTest(
       assert.deepEqual(numbers, [...Array(500).keys()]);
       assert.ok(largest > 1, 'receiveBatch took more than one buffered delivery at least once');
       assert.ok(sink.maxBatchesInFlight > 1);
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
