@@ -3,9 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { connectAsync, type IPublishPacket, type MqttClient } from 'mqtt';
 import {
   ConfigValidationError,
-  MessageTooLargeError,
   NotConnectedError,
-  type SendResult,
   TextMessage,
   messageSnapshot,
   resolveConfig,
@@ -15,7 +13,14 @@ import {
 import { mqttConnector, MqttSink, MqttSource, type MqttConfig } from '../../connectors/mqtt/index.js';
 import { Bridge } from '../../src/bridge/index.js';
 import { brokerTest } from '../helpers/brokers.js';
-import { tcpRelay } from '../helpers/tcp-relay.js';
+import {
+  OVERSIZE_AT,
+  assertOversizeFailedAlone,
+  kinds,
+  numbered,
+  oversizeBatch,
+  relayedBroker,
+} from '../helpers/batch-sends.js';
 import { until } from '../helpers/until.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
@@ -483,15 +488,6 @@ brokerTest(
   TIMEOUT,
 );
 
-/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
-function numbered(count: number, bytes = 16): TextMessage[] {
-  return Array.from({ length: count }, (_, index) => {
-    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
-    message.setJMSMessageID(`ID:m-${index}`);
-    return message;
-  });
-}
-
 /** A plain subscriber collecting the numbers of the messages it gets, in arrival order. */
 async function collector(
   url: string,
@@ -515,10 +511,6 @@ function messagesOf(client: MqttClient): (wake: () => void) => () => void {
     client.on('message', wake);
     return () => client.off('message', wake);
   };
-}
-
-function kinds(results: readonly SendResult[]): string[] {
-  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
 }
 
 for (const [protocolVersion, qos] of [
@@ -565,18 +557,11 @@ brokerTest(
     );
     t.after(() => sink.close());
     await sink.connect(signal());
-    const batch = numbered(20);
-    batch[7] = new TextMessage('m-7'.padEnd(1000, '!'));
-    const results = await sink.sendBatch(batch, signal());
-    const expected = Array<string>(20).fill('ok');
-    expected[7] = 'MessageTooLargeError';
-    assert.deepEqual(kinds(results), expected);
-    const failed = results[7]!;
-    assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+    assertOversizeFailedAlone(await sink.sendBatch(oversizeBatch(1000), signal()));
     await until(() => numbers.length >= 19, '19 messages at the subscriber', [messagesOf(client)]);
     assert.deepEqual(
       numbers,
-      [...Array(20).keys()].filter((n) => n !== 7),
+      [...Array(20).keys()].filter((n) => n !== OVERSIZE_AT),
     );
   },
   TIMEOUT,
@@ -589,12 +574,8 @@ brokerTest(
     const topic = topicName();
     const { numbers, client } = await collector(url, topic, 5, 1);
     t.after(() => client.endAsync());
-    const target = new URL(url);
-    const relay = await tcpRelay(target.hostname, Number(target.port || 1883));
-    t.after(() => relay.close());
-    const relayed = new URL(url);
-    relayed.host = `127.0.0.1:${relay.port}`;
-    const sink = new MqttSink(config(relayed.toString(), { topic, protocolVersion: 5, qos: 1 }), context);
+    const { relay, url: relayed } = await relayedBroker(t, url, 1883);
+    const sink = new MqttSink(config(relayed, { topic, protocolVersion: 5, qos: 1 }), context);
     t.after(() => sink.close());
     await sink.connect(signal());
     const count = 400;
