@@ -8,8 +8,8 @@
  * - `raw, batched`: the best the client library allows with the same guarantees: take what the
  *   source has buffered (up to 500), send it in one go (one Kafka request; AMQP publishes pipelined
  *   under confirms), then acknowledge the source up to the last one (AMQP `allUpTo`, Kafka offset).
- *   mqtt.js hands over the next PUBLISH only after the last was acknowledged, so MQTT sources
- *   cannot batch: for them the two raw pipes are the same.
+ *   MQTT: a window of up to 100 unacknowledged PUBLISHes (MQTT 5 Receive Maximum), as the
+ *   bridge's source keeps, PUBACKs in order once the target confirmed.
  * - `bridge, one at a time`: the runtime with batching turned off (`sendBatch.maxMessages: 1`).
  * - `bridge`: the runtime with its default settings.
  *
@@ -74,6 +74,8 @@ const MAX_PENDING_SENDS = 10;
 const ORDER_IDS = 100;
 /** The batched raw pipes' largest batch and the AMQP source's prefetch for them. */
 const RAW_BATCH = 500;
+/** The raw MQTT pipes' Receive Maximum: the MQTT source's default `receiveMaximum`. */
+const RAW_MQTT_WINDOW = 100;
 /** What turns the runtime's batching off, for the one-at-a-time bridge runs. */
 const ONE_AT_A_TIME: Partial<BridgeConfig> = { sendBatch: { maxMessages: 1 } };
 /** The same, as a line of a YAML bridge (after its `maxInFlight:` line). */
@@ -552,13 +554,30 @@ function rawPipe(route: Route, names: Names, maxBatch: number): Pipe {
           });
         });
       } else if (route.from === 'mqtt') {
+        // As the bridge's source: MQTT 5 with a Receive Maximum of 100 (its default window).
         const client: MqttClient = await connectAsync(MQTT_URL, {
           clientId: `bench-raw-${randomUUID()}`,
           clean: true,
+          protocolVersion: 5,
+          properties: { receiveMaximum: RAW_MQTT_WINDOW },
         });
         closers.unshift(() => client.endAsync());
-        // PUBACK only after the target confirmed: mqtt.js sends it when the callback is called.
-        client.handleMessage = (packet, callback) => forward(packet.payload as Buffer, () => callback());
+        if (maxBatch === 1) {
+          // PUBACK only after the target confirmed: mqtt.js sends it when the callback is called,
+          // and reads the next PUBLISH only then.
+          client.handleMessage = (packet, callback) => forward(packet.payload as Buffer, () => callback());
+        } else {
+          // A window: calling back with an error makes mqtt.js read on without its PUBACK, which
+          // goes after the target confirmed, in order (batches go one at a time), through the
+          // method mqtt.js sends its own with.
+          const writer = client as unknown as { _sendPacket(packet: object): void };
+          client.handleMessage = (packet, callback) => {
+            forward(packet.payload as Buffer, () =>
+              writer._sendPacket({ cmd: 'puback', messageId: packet.messageId, reasonCode: 0 }),
+            );
+            callback(new Error('PUBACK once forwarded'));
+          };
+        }
         await client.subscribeAsync(names.source, { qos: 1 });
       } else {
         const consumer: Consumer = kafka.consumer({

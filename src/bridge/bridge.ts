@@ -516,8 +516,8 @@ export class Bridge {
     this.#receiving = true;
     try {
       // What is confirmed goes at once when the source has nothing more to give: a source that
-      // hands over its next message only after the last is acknowledged (MQTT) would otherwise
-      // wait `batchIntervalMs` for every message, and acknowledging sooner is always safe.
+      // hands over its next message only after earlier ones are acknowledged (MQTT with a full
+      // window) would otherwise wait `batchIntervalMs`, and acknowledging sooner is always safe.
       if (this.#acks.pending && this.#sourceIdle()) void this.#acks.flush();
       if (source.receiveBatch && room > 1) return await source.receiveBatch(room, signal);
       return [await source.receive(signal)];
