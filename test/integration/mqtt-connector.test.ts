@@ -769,13 +769,9 @@ brokerTest(
   async ({ url }, t) => {
     const topic = topicName();
     const clientId = `src-${randomUUID()}`;
-    const target = new URL(url);
-    const relay = await tcpRelay(target.hostname, Number(target.port || 1883));
-    t.after(() => relay.close());
-    const relayed = new URL(url);
-    relayed.host = `127.0.0.1:${relay.port}`;
+    const { relay, url: relayed } = await relayedBroker(t, url, 1883);
     const fields = { topic, clientId, clean: false, plainBodyType: 'text' };
-    const first = new MqttSource(config(relayed.toString(), fields), context);
+    const first = new MqttSource(config(relayed, fields), context);
     const second = new MqttSource(config(url, fields), context);
     try {
       await first.connect(signal());
