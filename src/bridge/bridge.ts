@@ -893,8 +893,10 @@ export class Bridge {
       await this.#delivered(item, this.#stagedTarget !== undefined && item.id !== null);
     // A failure of an earlier batch of the unit came first: this batch's failures are behind it.
     let behind = behindAlready;
+    // A failed message stays `sending` until its failure is handled (the caller clears it after):
+    // a poison message being moved to the error destination is still the unit's head, and the
+    // unit's next batch must not send it again meanwhile.
     for (const { item, error } of failed) {
-      item.sending = false;
       if (this.#life.signal.aborted) return;
       if (error instanceof NotConnectedError || error instanceof BehindFailureError) {
         // The outcome is unknown (a lost connection) or it reached the target out of turn: the

@@ -241,3 +241,42 @@ test('bridge pipelining - stop while batches are in flight gives back what was n
   assert.deepEqual(source.acked, ['m1', 'm2']);
   assert.equal(bridge.counters.inFlight, 0);
 });
+
+test('bridge pipelining - a poison message is sent once and parked once, while its move to the error destination is still under way (DLV-9)', async (context) => {
+  const cleanup = teardown(context);
+  const parking = pipelinedBridge();
+  // m1 is over maxBytes, so it goes in a batch of its own.
+  const big = 'm1'.padEnd(2_000, '.');
+  const { bridge, source, sink } = pipelinedBridge({
+    errorDestination: parking.sink,
+    sendBatch: { maxMessages: 2, maxBytes: 1_000 },
+  });
+  cleanup(() => bridge.stop());
+  sink.maxBatchesInFlight = 3;
+  sink.poisoned.add(big);
+  await parking.sink.connect(new AbortController().signal);
+  parking.sink.hangAll();
+  await bridge.start();
+  source.pushTexts(big, 'm2');
+  await idle();
+  sink.releaseBatch();
+  await idle();
+  assert.equal(parking.sink.hanging, 1, 'the poison is on its way to the error destination');
+  // More arrives meanwhile: the unit hands over what is ready, which is not the poison.
+  source.pushTexts('m3', 'm4');
+  await idle();
+  await releaseAll(sink);
+  assert.equal(sink.attempts.filter((a) => a.text === big).length, 1, 'the poison is not sent again');
+  parking.sink.confirmAll();
+  await idle();
+  await releaseAll(sink);
+  assert.deepEqual(parking.sink.texts, [big], 'parked once');
+  assert.deepEqual(sink.texts, ['m2', 'm3', 'm4']);
+  assert.deepEqual(source.settlements.map((s) => `${s.kind} ${s.text}`).sort(), [
+    'ack m2',
+    'ack m3',
+    'ack m4',
+    `reject ${big}`,
+  ]);
+  assert.equal(bridge.counters.deadLettered, 1);
+});
