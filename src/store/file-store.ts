@@ -360,26 +360,32 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   }
 
   /**
-   * Writes a group of commits as one transaction. It first writes them all straight through; only
-   * when one of several fails (a bad record) is the transaction undone and written again with each
-   * commit in its own savepoint, so the failed one is undone and rejected alone. A savepoint per
-   * commit costs two statements each, as many as a message's own rows, for a failure that almost
-   * never comes. An error that ends the transaction itself (disk full, I/O error) or a failed
-   * COMMIT rejects the whole group.
+   * Writes a group of commits as one transaction. With several commits each runs in its own
+   * savepoint, so one that fails (a bad record) is undone and rejected alone; an error that ends
+   * the transaction itself (disk full, I/O error) or a failed COMMIT rejects the whole group.
    */
   #write(group: PendingCommit[]): void {
     const sql = this.#sql;
-    let applied: readonly PendingCommit[];
+    const applied: PendingCommit[] = [];
     try {
       sql.begin.run();
-      try {
-        for (const pending of group) this.#apply(pending.operations);
-        applied = group;
-      } catch (error) {
-        if (group.length === 1 || !this.#db.inTransaction) throw error;
-        sql.rollback.run();
-        sql.begin.run();
-        applied = this.#applyEach(group);
+      if (group.length === 1) {
+        this.#apply(group[0]!.operations);
+        applied.push(group[0]!);
+      } else {
+        for (const pending of group) {
+          sql.savepoint.run();
+          try {
+            this.#apply(pending.operations);
+            sql.release.run();
+            applied.push(pending);
+          } catch (error) {
+            if (!this.#db.inTransaction) throw error;
+            sql.rollbackTo.run();
+            sql.release.run();
+            this.#fail([pending], error);
+          }
+        }
       }
       sql.commit.run();
     } catch (error) {
@@ -398,26 +404,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       pending.settled = true;
       pending.resolve();
     }
-  }
-
-  /** Each commit of the group in its own savepoint: the ones that fail are undone and rejected alone. */
-  #applyEach(group: readonly PendingCommit[]): PendingCommit[] {
-    const sql = this.#sql;
-    const applied: PendingCommit[] = [];
-    for (const pending of group) {
-      sql.savepoint.run();
-      try {
-        this.#apply(pending.operations);
-        sql.release.run();
-        applied.push(pending);
-      } catch (error) {
-        if (!this.#db.inTransaction) throw error;
-        sql.rollbackTo.run();
-        sql.release.run();
-        this.#fail([pending], error);
-      }
-    }
-    return applied;
   }
 
   #fail(group: readonly PendingCommit[], cause: unknown): void {
