@@ -500,6 +500,9 @@ export class Bridge {
       }
       // Every delivery handed over is the bridge's now, even if reading was stopped meanwhile.
       for (const delivery of deliveries) await this.#accept(delivery);
+      // The open batch may be full now: asked once per read, not once per delivery, since asking
+      // counts what the units have ready (a read of 1,000 would count up to 1,000 each time).
+      this.#batches?.poke();
     }
   }
 
@@ -577,7 +580,6 @@ export class Bridge {
     }
     if (this.#window && item.id === null) this.#warnNoId();
     this.#scheduler.enqueue(item);
-    this.#batches?.poke();
   }
 
   // --- sending ---
@@ -824,8 +826,12 @@ export class Bridge {
    */
   #readyCount(unit: Unit): number {
     const most = this.#config.sendBatch.maxMessages;
+    const items = unit.items;
+    let index = 0;
+    while (index < items.length && items[index]!.sending) index++;
     let count = 0;
-    for (const item of this.#unsent(unit)) {
+    for (; index < items.length; index++) {
+      const item = items[index]!;
       if (count >= most || item.sending) break;
       if (count > 0 && item.suspect) break;
       if (this.#window && item.id !== null && !item.checked) break;

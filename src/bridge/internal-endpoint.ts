@@ -88,6 +88,11 @@ export class InternalSource implements Source {
   #generation = 0;
   /** Deliveries in receive order, not yet acknowledged or committed. */
   #ledger: LedgerRecord[] = [];
+  /**
+   * Records of the ledger settled `retry`: counted, since reading asks at every message whether
+   * one waits (a scan of a ledger of `maxInFlight` records per message read was quadratic).
+   */
+  #retries = 0;
   /** A message the consumer returned that receive() has not handed to the caller yet. */
   #parked: LedgerRecord | undefined;
   #pulling: Promise<void> | undefined;
@@ -219,6 +224,7 @@ export class InternalSource implements Source {
     // Settled by the bridge but not yet acknowledged (behind an open one): they come back, silently.
     for (const record of this.#ledger) if (record.state === 'done') this.#rememberDone(record.message);
     this.#ledger = [];
+    this.#retries = 0;
     this.#notify();
     await connection?.close();
   }
@@ -290,10 +296,7 @@ export class InternalSource implements Source {
 
   /** Reading waits while a put-back is pending (so it can happen) or a transaction is full. */
   #holding(): boolean {
-    return (
-      this.#ledger.some((record) => record.state === 'retry') ||
-      (this.#transacted && this.#ledger.length >= this.#transactionSize)
-    );
+    return this.#retries > 0 || (this.#transacted && this.#ledger.length >= this.#transactionSize);
   }
 
   #settle(record: LedgerRecord, outcome: Outcome): Promise<void> {
@@ -304,6 +307,7 @@ export class InternalSource implements Source {
       if (record.state === 'done') this.#rememberDone(record.message);
       return Promise.resolve();
     }
+    if (record.state === 'retry') this.#retries++;
     return this.#advance();
   }
 
@@ -338,7 +342,7 @@ export class InternalSource implements Source {
 
   async #completeTransaction(session: Session): Promise<void> {
     if (this.#ledger.length === 0 || this.#hasOpen()) return;
-    if (this.#ledger.some((record) => record.state === 'retry')) {
+    if (this.#retries > 0) {
       await this.#putBack(session, () => session.rollback());
       return;
     }
@@ -350,6 +354,7 @@ export class InternalSource implements Source {
   async #putBack(session: Session, putBack: () => Promise<void>): Promise<void> {
     const records = this.#ledger;
     this.#ledger = [];
+    this.#retries = 0;
     this.#generation++;
     for (const record of records) if (record.state === 'done') this.#rememberDone(record.message);
     // The bridge runtime has waited its own backoff already: what goes back is available at once.
