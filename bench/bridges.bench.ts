@@ -8,9 +8,9 @@
  * - `raw, batched`: the best the client library allows with the same guarantees: take what the
  *   source has buffered (up to 500), send it in one go (one Kafka request; AMQP publishes pipelined
  *   under confirms), then acknowledge the source up to the last one (AMQP `allUpTo`, Kafka offset).
- *   mqtt.js hands over the next PUBLISH only after the last was acknowledged, so MQTT sources
- *   cannot batch: for them the two raw pipes are the same.
- * - `bridge, one at a time`: the runtime with batching turned off (`batch.maxMessages: 1`).
+ *   MQTT: a window of up to 100 unacknowledged PUBLISHes (MQTT 5 Receive Maximum), as the
+ *   bridge's source keeps, PUBACKs in order once the target confirmed.
+ * - `bridge, one at a time`: the runtime with batching turned off (`sendBatch.maxMessages: 1`).
  * - `bridge`: the runtime with its default settings.
  *
  * Routes: AMQP→Kafka (keyed by the XPath `/order/@id`), MQTT→AMQP, Kafka→AMQP, in-process
@@ -60,6 +60,12 @@ const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 5_000
 const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 2_000;
 const WINDOW = 500;
+/**
+ * What a bridge may hold unsettled, and its AMQP and Kafka sources' read-ahead: as much as the
+ * batched raw pipes' AMQP prefetch (the raw Kafka pipe takes each fetch whole), so both may read
+ * as far ahead (the bridge's default `maxInFlight`).
+ */
+const BRIDGE_IN_FLIGHT = 1_000;
 const PAYLOAD_BYTES = 1_024;
 const RUN_TIMEOUT_MS = 180_000;
 /** Feeder sends (of up to 100 messages) waiting for their confirm at once. */
@@ -68,9 +74,12 @@ const MAX_PENDING_SENDS = 10;
 const ORDER_IDS = 100;
 /** The batched raw pipes' largest batch and the AMQP source's prefetch for them. */
 const RAW_BATCH = 500;
+/** The raw MQTT pipes' Receive Maximum: the MQTT source's default `receiveMaximum`. */
+const RAW_MQTT_WINDOW = 100;
 /** What turns the runtime's batching off, for the one-at-a-time bridge runs. */
-const ONE_AT_A_TIME: Partial<BridgeConfig> = {};
-const ONE_AT_A_TIME_YAML = '';
+const ONE_AT_A_TIME: Partial<BridgeConfig> = { sendBatch: { maxMessages: 1 } };
+/** The same, as a line of a YAML bridge (after its `maxInFlight:` line). */
+const ONE_AT_A_TIME_YAML = '\n    sendBatch: { maxMessages: 1 }';
 
 type Kind = 'amqp' | 'mqtt' | 'kafka';
 
@@ -225,11 +234,18 @@ async function feeder(kind: Kind, name: string): Promise<Feeder> {
       close: () => client.endAsync(),
     };
   }
-  const producer = kafka.producer();
+  // One send after the other, idempotent: kafkajs does not keep concurrent sends in the order they
+  // were made (the first waits for the fresh topic's metadata, a retried one lands behind later
+  // ones), and a source topic out of order would count against every pipe.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
+  let last: Promise<unknown> = Promise.resolve();
   return {
-    async send(seqs) {
-      await producer.send({ topic: name, acks: 1, messages: seqs.map((seq) => ({ value: payload(seq) })) });
+    send(seqs) {
+      const messages = seqs.map((seq) => ({ value: payload(seq) }));
+      const sent = last.then(() => producer.send({ topic: name, acks: -1, messages }));
+      last = sent.catch(() => undefined);
+      return sent.then(() => undefined);
     },
     close: () => producer.disconnect(),
   };
@@ -303,7 +319,7 @@ interface Pipe {
 function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: string): unknown {
   switch (kind) {
     case 'amqp':
-      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: WINDOW });
+      return config(amqpConnector, { url: AMQP_URL, queue: name, prefetch: BRIDGE_IN_FLIGHT });
     case 'mqtt':
       return config(mqttConnector, {
         url: MQTT_URL,
@@ -319,6 +335,7 @@ function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: s
         groupId: `bench-${id}`,
         fromBeginning: true,
         fetchMaxWait: 20,
+        ...(role === 'source' ? { prefetch: BRIDGE_IN_FLIGHT } : {}),
         ...(role === 'sink' ? { key: { from: 'xpath', expression: '/order/@id' } } : {}),
       });
   }
@@ -346,7 +363,7 @@ function bridgePipe(route: Route, names: Names, settings: Partial<BridgeConfig>)
     ordering: 'bridge',
     batchSize: 100,
     batchIntervalMs: 20,
-    maxInFlight: WINDOW,
+    maxInFlight: BRIDGE_IN_FLIGHT,
     ...settings,
   });
   return { start: () => bridge.start(), stop: () => bridge.stop() };
@@ -373,7 +390,7 @@ function gatewayYaml(names: Names, extra: string): string {
       key: { from: xpath, expression: /order/@id }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}`;
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}`;
   return `
 store:
   path: ./data
@@ -385,11 +402,11 @@ destinations:
     - name: orders
 bridges:
   - name: orders-in
-    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${WINDOW} }
+    source: { type: amqp, connection: rabbit, queue: ${names.source}, prefetch: ${BRIDGE_IN_FLIGHT} }
     target: { type: jms, destination: queue://orders }
     batchSize: 100
     batchIntervalMs: 20
-    maxInFlight: ${WINDOW}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
+    maxInFlight: ${BRIDGE_IN_FLIGHT}${extra}${regional('EU', names.targets[0]!)}${regional('US', names.targets[1]!)}
 `;
 }
 
@@ -537,13 +554,30 @@ function rawPipe(route: Route, names: Names, maxBatch: number): Pipe {
           });
         });
       } else if (route.from === 'mqtt') {
+        // As the bridge's source: MQTT 5 with a Receive Maximum of 100 (its default window).
         const client: MqttClient = await connectAsync(MQTT_URL, {
           clientId: `bench-raw-${randomUUID()}`,
           clean: true,
+          protocolVersion: 5,
+          properties: { receiveMaximum: RAW_MQTT_WINDOW },
         });
         closers.unshift(() => client.endAsync());
-        // PUBACK only after the target confirmed: mqtt.js sends it when the callback is called.
-        client.handleMessage = (packet, callback) => forward(packet.payload as Buffer, () => callback());
+        if (maxBatch === 1) {
+          // PUBACK only after the target confirmed: mqtt.js sends it when the callback is called,
+          // and reads the next PUBLISH only then.
+          client.handleMessage = (packet, callback) => forward(packet.payload as Buffer, () => callback());
+        } else {
+          // A window: calling back with an error makes mqtt.js read on without its PUBACK, which
+          // goes after the target confirmed, in order (batches go one at a time), through the
+          // method mqtt.js sends its own with.
+          const writer = client as unknown as { _sendPacket(packet: object): void };
+          client.handleMessage = (packet, callback) => {
+            forward(packet.payload as Buffer, () =>
+              writer._sendPacket({ cmd: 'puback', messageId: packet.messageId, reasonCode: 0 }),
+            );
+            callback(new Error('PUBACK once forwarded'));
+          };
+        }
         await client.subscribeAsync(names.source, { qos: 1 });
       } else {
         const consumer: Consumer = kafka.consumer({

@@ -9,56 +9,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { resolveConfig, TextMessage, type ConnectorContext, type Sink } from '../src/spi/index.js';
+import type { ConnectorContext, Sink } from '../src/spi/index.js';
 import { kafkaConnector } from '../connectors/kafka/index.js';
-import type { KafkaConfig } from '../connectors/kafka/index.js';
 import { best, printJson, printTable, target, type BenchRow } from './lib.js';
+import { BATCH, BODY, resolvedConfig, sendVsSendBatch } from './sink-sends.js';
 
 const BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
 const ONE_AT_A_TIME = 300;
 const ONE_AT_A_TIME_EXACTLY_ONCE = 100;
 const BATCHED = 5_000;
-const BATCH = 200;
-const BODY = 'x'.repeat(1024);
 
 const silent = { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} };
 
 function context(qos: 'at-least-once' | 'exactly-once'): ConnectorContext {
   return { name: `bench-kafka-sink-${qos}-${randomUUID()}`, logger: silent, qos };
-}
-
-function config(topic: string): KafkaConfig {
-  const { config, errors } = resolveConfig(kafkaConnector.config, { brokers: BROKERS, topic }, 'endpoint');
-  if (config === undefined) throw new Error(errors.map((error) => error.message).join('; '));
-  return config;
-}
-
-function messages(count: number): TextMessage[] {
-  return Array.from({ length: count }, () => new TextMessage(BODY));
-}
-
-async function oneAtATime(sink: Sink, count: number): Promise<void> {
-  const signal = AbortSignal.timeout(300_000);
-  for (const message of messages(count)) await sink.send(message, signal);
-}
-
-/** Hands batches over keeping up to `maxBatchesInFlight` in flight, as the bridge runtime does. */
-async function batched(sink: Sink, count: number): Promise<void> {
-  const signal = AbortSignal.timeout(300_000);
-  const all = messages(count);
-  const inFlight = new Set<Promise<void>>();
-  for (let start = 0; start < count; start += BATCH) {
-    while (inFlight.size >= (sink.maxBatchesInFlight ?? 1)) await Promise.race(inFlight);
-    const sending: Promise<void> = sink.sendBatch!(all.slice(start, start + BATCH), signal).then(
-      (results) => {
-        inFlight.delete(sending);
-        const failed = results.find((result) => !result.ok);
-        if (failed !== undefined && !failed.ok) throw failed.error;
-      },
-    );
-    inFlight.add(sending);
-  }
-  await Promise.all(inFlight);
 }
 
 /** The same batches straight through kafkajs: one `send` (or one transaction) per batch. */
@@ -79,15 +43,13 @@ async function raw(producer: Producer, topic: string, count: number, transaction
   }
 }
 
-async function sinkRows(label: string, sink: Sink, single: number): Promise<BenchRow[]> {
-  await sink.connect(AbortSignal.timeout(30_000));
-  try {
-    const one = await best(`${label} send`, single, () => oneAtATime(sink, single), 2);
-    const batch = await best(`${label} sendBatch`, BATCHED, () => batched(sink, BATCHED), 2);
-    return [one, { ...batch, speedup: Math.round((batch.rate / one.rate) * 10) / 10 }];
-  } finally {
-    await sink.close();
-  }
+function sinkRows(label: string, sink: Sink, single: number): Promise<BenchRow[]> {
+  return sendVsSendBatch(label, sink, {
+    single,
+    batched: BATCHED,
+    connectTimeoutMs: 30_000,
+    runTimeoutMs: 300_000,
+  });
 }
 
 async function rawRow(label: string, kafka: Kafka, topic: string, transactional: boolean): Promise<BenchRow> {
@@ -123,13 +85,19 @@ const rows: BenchRow[] = [];
 try {
   const atLeastOnce = await sinkRows(
     'at-least-once',
-    kafkaConnector.createSink!(config(topic), context('at-least-once')),
+    kafkaConnector.createSink!(
+      resolvedConfig(kafkaConnector, { brokers: BROKERS, topic }),
+      context('at-least-once'),
+    ),
     ONE_AT_A_TIME,
   );
   rows.push(...atLeastOnce, await rawRow('at-least-once raw kafkajs', kafka, topic, false));
   const exactlyOnce = await sinkRows(
     'exactly-once',
-    kafkaConnector.createSink!(config(topic), context('exactly-once')),
+    kafkaConnector.createSink!(
+      resolvedConfig(kafkaConnector, { brokers: BROKERS, topic }),
+      context('exactly-once'),
+    ),
     ONE_AT_A_TIME_EXACTLY_ONCE,
   );
   rows.push(...exactlyOnce, await rawRow('exactly-once raw kafkajs', kafka, topic, true));

@@ -31,6 +31,7 @@ import {
   OrderedBatches,
   type SendResult,
   untilAborted,
+  writeBatchInTurn,
 } from '../../src/spi/index.js';
 import { classify, connectionUser, replyCode, openConnection } from './connection.js';
 import { declareTopology } from './declare.js';
@@ -166,51 +167,36 @@ export class AmqpSink implements Sink {
    * (pausing only while the socket's write buffer drains), then collects every confirm, nack and
    * return. A message that cannot be encoded or is over the size limit fails alone (poison) and
    * is not published; a lost connection fails every unconfirmed message with NotConnectedError.
-   * The ordering rule is applied by {@link OrderedBatches}.
+   * Batches are written one after the other and settled by the ordering rule
+   * ({@link writeBatchInTurn}).
    */
   async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
     const session = this.#session;
     if (session === undefined || session.lost) throw new NotConnectedError('the amqp sink is not connected');
     if (signal.aborted) throw signal.reason;
-    const turn = session.ordered.begin();
-    const outcomes: Array<Promise<SendResult>> = [];
     const failed = (error: unknown): SendResult => ({ ok: false, error: error as Error });
-    const previous = session.writing;
-    let written = (): void => {};
-    session.writing = new Promise<void>((resolve) => (written = resolve));
-    try {
-      await previous;
-      for (const message of batch) {
-        if (session.draining) {
-          try {
-            await untilAborted(session.draining, signal);
-          } catch (error) {
-            outcomes.push(Promise.resolve(failed(this.#abandoned(signal, error))));
-            continue;
-          }
-        }
-        if (session.lost || signal.aborted) {
-          outcomes.push(Promise.resolve(failed(this.#abandoned(signal, undefined))));
-          continue;
-        }
-        let outgoing: AmqpOutgoing;
+    return writeBatchInTurn(session, batch, async (message) => {
+      if (session.draining) {
         try {
-          outgoing = this.#encode(session, message);
+          await untilAborted(session.draining, signal);
         } catch (error) {
-          outcomes.push(Promise.resolve(failed(error)));
-          continue;
+          return { result: failed(this.#abandoned(signal, error)) };
         }
-        outcomes.push(
-          this.#publish(session, message, outgoing).then(
-            (): SendResult => ({ ok: true }),
-            (error: unknown) => failed(error),
-          ),
-        );
       }
-    } finally {
-      written();
-    }
-    return turn.finish(await Promise.all(outcomes));
+      if (session.lost || signal.aborted) return { result: failed(this.#abandoned(signal, undefined)) };
+      let outgoing: AmqpOutgoing;
+      try {
+        outgoing = this.#encode(session, message);
+      } catch (error) {
+        return { result: failed(error) };
+      }
+      return {
+        result: this.#publish(session, message, outgoing).then(
+          (): SendResult => ({ ok: true }),
+          (error: unknown) => failed(error),
+        ),
+      };
+    });
   }
 
   /** Why a message of a batch was not published: the batch was aborted, or the channel is gone. */

@@ -29,6 +29,7 @@ import {
   OrderedBatches,
   type SendResult,
   untilAborted,
+  writeBatchInTurn,
 } from '../../src/spi/index.js';
 import { closeClient, openClient, reasonCode } from './connection.js';
 import { toMqtt311, toMqtt5, type Mqtt5Properties } from './mapping.js';
@@ -153,54 +154,41 @@ export class MqttSink implements Sink {
    * Publishes the batch keeping up to the window of publishes unacknowledged (the broker's
    * Receive Maximum, else {@link DEFAULT_WINDOW}); QoS 0 publishes count until written. A message
    * over the size limit fails alone (poison) and is not published; a lost connection fails every
-   * unacknowledged and unsent message with NotConnectedError. The ordering rule is applied by
-   * {@link OrderedBatches}.
+   * unacknowledged and unsent message with NotConnectedError. Batches are written one after the
+   * other and settled by the ordering rule ({@link writeBatchInTurn}).
    */
   async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
     const session = this.#session;
     if (session === undefined || session.lost) throw new NotConnectedError('the mqtt sink is not connected');
     if (signal.aborted) throw signal.reason;
-    const turn = session.ordered.begin();
-    const outcomes: Array<Promise<SendResult>> = [];
-    const previous = session.writing;
-    let written = (): void => {};
-    session.writing = new Promise<void>((resolve) => (written = resolve));
-    try {
-      await previous;
-      for (const message of batch) {
-        // The window spans batches: the oldest unanswered publish of any batch frees a place.
-        while (session.unacked.length >= session.window) await session.unacked.shift();
-        if (session.lost || signal.aborted) {
-          const error = new NotConnectedError(
-            signal.aborted
-              ? 'the send was aborted before the message was published'
-              : `the connection to the MQTT broker was lost before message '${message.getJMSMessageID()}' was published`,
-          );
-          outcomes.push(Promise.resolve({ ok: false, error }));
-          continue;
-        }
-        let encoded: Encoded;
-        try {
-          encoded = this.#encode(session, message);
-        } catch (error) {
-          outcomes.push(Promise.resolve({ ok: false, error: error as Error }));
-          continue;
-        }
-        const outcome = this.#publish(session, message, encoded.payload, encoded.properties).then(
-          (): SendResult => ({ ok: true }),
-          (error: unknown): SendResult => ({ ok: false, error: error as Error }),
+    return writeBatchInTurn(session, batch, async (message) => {
+      // The window spans batches: the oldest unanswered publish of any batch frees a place.
+      while (session.unacked.length >= session.window) await session.unacked.shift();
+      if (session.lost || signal.aborted) {
+        const error = new NotConnectedError(
+          signal.aborted
+            ? 'the send was aborted before the message was published'
+            : `the connection to the MQTT broker was lost before message '${message.getJMSMessageID()}' was published`,
         );
-        outcomes.push(outcome);
-        session.unacked.push(outcome);
-        void outcome.then(() => {
-          const index = session.unacked.indexOf(outcome);
-          if (index >= 0) void session.unacked.splice(index, 1);
-        });
+        return { result: { ok: false, error } };
       }
-    } finally {
-      written();
-    }
-    return turn.finish(await Promise.all(outcomes));
+      let encoded: Encoded;
+      try {
+        encoded = this.#encode(session, message);
+      } catch (error) {
+        return { result: { ok: false, error: error as Error } };
+      }
+      const outcome = this.#publish(session, message, encoded.payload, encoded.properties).then(
+        (): SendResult => ({ ok: true }),
+        (error: unknown): SendResult => ({ ok: false, error: error as Error }),
+      );
+      session.unacked.push(outcome);
+      void outcome.then(() => {
+        const index = session.unacked.indexOf(outcome);
+        if (index >= 0) void session.unacked.splice(index, 1);
+      });
+      return { result: outcome };
+    });
   }
 
   /** The message's MQTT form, checked against the size limit (throws MessageTooLargeError). */

@@ -31,6 +31,8 @@ export interface MqttConfig {
   readonly plainBodyType: PlainBodyType;
   /** Sink, MQTT 5: set `messageExpiryInterval` from JMSExpiration. */
   readonly ttl: boolean;
+  /** Source: the most QoS 0/1 messages received and not yet acknowledged (MQTT 5: Receive Maximum). */
+  readonly receiveMaximum: number;
   /** Keepalive in seconds. */
   readonly keepalive: number;
   /** How long to wait for the broker's CONNACK, in ms. */
@@ -122,13 +124,21 @@ export const mqttConfigSchema = defineSchema<MqttConfig>({
     description:
       'Sink, MQTT 5: set `messageExpiryInterval` (seconds) from JMSExpiration, so the broker drops a message once it expires. The exact JMSExpiration travels as a user property either way. Default true.',
   },
+  receiveMaximum: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 65535,
+    default: 100,
+    description:
+      "Source: how many QoS 0 and 1 messages the source holds received and not yet acknowledged, so the bridge can read and batch many while each one's PUBACK waits for its settlement (PUBACKs still go in the order the messages came). With MQTT 5 it is sent as the Receive Maximum, so the broker sends no more unacknowledged QoS 1/2 messages; an MQTT 3.1.1 broker keeps its own limit (Mosquitto: `max_inflight_messages`, default 20). A full window reads nothing more until a message is settled. QoS 2 messages go one at a time. Default 100.",
+  },
   keepalive: {
     type: 'integer',
     minimum: 1,
     maximum: 65535,
     default: 60,
     description:
-      'Keepalive in seconds. A source handles one QoS 1/2 message at a time and reads no other packet until it is settled; settling must take less than 1.5 x keepalive or the client times out, reconnects and the broker delivers the message again. Default 60.',
+      'Keepalive in seconds. A source whose window is full (`receiveMaximum`), or that holds a QoS 2 message, reads no other packet until a message is settled; that must take less than 1.5 x keepalive or the client times out, reconnects and the broker delivers the unacknowledged messages again. Default 60.',
   },
   connectTimeout: {
     type: 'integer',

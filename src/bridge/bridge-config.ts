@@ -35,6 +35,22 @@ export interface RetryPolicy {
   readonly onLimit?: 'stall' | 'drop';
 }
 
+/**
+ * How the runtime groups messages for a sink that takes many at once (`Sink.sendBatch`): a batch
+ * holds at most `maxMessages` messages and `maxBytes` bytes (message size as the engine counts
+ * it), and goes when `maxMessages` are ready or `lingerMs` after its first message was ready,
+ * whichever comes first. `maxMessages: 1`
+ * sends one message at a time through `Sink.send`, as a sink without `sendBatch` always is.
+ */
+export interface SendBatchPolicy {
+  /** Default 500. */
+  readonly maxMessages?: number;
+  /** Default 1 MiB. A message larger than this goes in a batch of its own. */
+  readonly maxBytes?: number;
+  /** Default 0: a batch goes as soon as the sink can take it, with what is ready by then. */
+  readonly lingerMs?: number;
+}
+
 /** A bridge's configuration. Only `name`, `source` and `sink` are required. */
 export interface BridgeConfig {
   /** Unique name, in logs, status and error-destination properties. */
@@ -63,9 +79,15 @@ export interface BridgeConfig {
   readonly batchIntervalMs?: number;
   /** Reconnect delays after a connection loss on either side (BRG-5). Default 15 s ×2 up to 60 s. */
   readonly reconnect?: ReconnectPolicy;
+  /** Batches of messages to a sink with `sendBatch`. Default 500 messages, 1 MiB, linger 0. */
+  readonly sendBatch?: SendBatchPolicy;
   /** Ordering units that may send at the same time. Default 1. */
   readonly concurrency?: number;
-  /** Deliveries read from the source and not yet settled, at most (backpressure). Default 100. */
+  /**
+   * Deliveries read from the source and not yet settled, at most (backpressure). A batch holds
+   * only what has been read, so this bounds batches too. Default 1,000: two batches of the
+   * default 500, one being sent while the next fills.
+   */
   readonly maxInFlight?: number;
   /** Of those, at most this many in one ordering unit. Default: `maxInFlight`. */
   readonly maxInFlightPerUnit?: number;
@@ -74,7 +96,10 @@ export interface BridgeConfig {
 }
 
 /** A configuration with every default filled in. */
-export type ResolvedBridgeConfig = Required<Omit<BridgeConfig, 'selector' | 'errorDestination' | 'retry'>> & {
+export type ResolvedBridgeConfig = Required<
+  Omit<BridgeConfig, 'selector' | 'errorDestination' | 'retry' | 'sendBatch'>
+> & {
+  readonly sendBatch: Required<SendBatchPolicy>;
   readonly selector: string | undefined;
   readonly errorDestination: Sink | undefined;
   readonly retry: Required<RetryPolicy>;
@@ -93,8 +118,9 @@ export const BRIDGE_DEFAULTS = {
   batchSize: 1,
   batchIntervalMs: 0,
   reconnect: { minMs: 15_000, increaseFactor: 2, maxMs: 60_000 },
+  sendBatch: { maxMessages: 500, maxBytes: 1_048_576, lingerMs: 0 },
   concurrency: 1,
-  maxInFlight: 100,
+  maxInFlight: 1_000,
   stopTimeoutMs: 30_000,
 } as const satisfies Partial<BridgeConfig>;
 
@@ -122,6 +148,22 @@ export function resolveBridgeConfig(config: BridgeConfig): ResolvedBridgeConfig 
     batchSize: integer(config.batchSize ?? BRIDGE_DEFAULTS.batchSize, 1, path('batchSize')),
     batchIntervalMs: ms(config.batchIntervalMs ?? BRIDGE_DEFAULTS.batchIntervalMs, path('batchIntervalMs')),
     reconnect: config.reconnect ?? BRIDGE_DEFAULTS.reconnect,
+    sendBatch: {
+      maxMessages: integer(
+        config.sendBatch?.maxMessages ?? BRIDGE_DEFAULTS.sendBatch.maxMessages,
+        1,
+        path('sendBatch.maxMessages'),
+      ),
+      maxBytes: integer(
+        config.sendBatch?.maxBytes ?? BRIDGE_DEFAULTS.sendBatch.maxBytes,
+        1,
+        path('sendBatch.maxBytes'),
+      ),
+      lingerMs: ms(
+        config.sendBatch?.lingerMs ?? BRIDGE_DEFAULTS.sendBatch.lingerMs,
+        path('sendBatch.lingerMs'),
+      ),
+    },
     concurrency: integer(config.concurrency ?? BRIDGE_DEFAULTS.concurrency, 1, path('concurrency')),
     maxInFlight: integer(maxInFlight, 1, path('maxInFlight')),
     maxInFlightPerUnit: integer(config.maxInFlightPerUnit ?? maxInFlight, 1, path('maxInFlightPerUnit')),

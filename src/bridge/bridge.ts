@@ -9,10 +9,16 @@
  * overtakes it (ORD-3), while up to `concurrency` other units go on. Timers come from the
  * injected clock, so tests never sleep.
  *
- * This file connects, reads, sends and settles; three units do the rest, each behind a context
+ * To a sink with `sendBatch`, a unit gives its ready messages to a shared batch instead
+ * (`batch-pipeline.ts`) and settles each by its own result. To a sink that takes several batches
+ * at once in order it hands over its next batch while the last is in flight, and the sink reports
+ * every later message behind a failure on the same target stream as failed too; the unit stops at
+ * its first failure, so the rule above holds for batches too.
+ *
+ * This file connects, reads, sends and settles; four units do the rest, each behind a context
  * naming only what it needs of the bridge: the status (`status-tracker.ts`: every fact the status
- * comes from, and its reason), the ordering units and their slots (`unit-scheduler.ts`), and
- * acknowledgement batching (`ack-batcher.ts`).
+ * comes from, and its reason), the ordering units and their slots (`unit-scheduler.ts`),
+ * acknowledgement batching (`ack-batcher.ts`) and send batching (`batch-pipeline.ts`).
  */
 import { setMaxListeners } from 'node:events';
 import { type Clock, systemClock } from '../jms/clock.js';
@@ -20,14 +26,16 @@ import { IllegalStateError, InvalidArgumentError } from '../jms/errors.js';
 import { type EngineLogger, silentLogger } from '../jms/logger.js';
 import type { Message } from '../jms/message/message.js';
 import { type MessageSelector, parseSelector } from '../jms/selector/index.js';
-import type { Delivery, Outcome } from '../spi/connector.js';
+import type { Delivery, Outcome, SendResult } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError, isPoison } from '../spi/errors.js';
+import { BehindFailureError } from '../spi/ordered-batches.js';
 import { AckBatcher } from './ack-batcher.js';
+import { type BatchTarget, type Contributor, BatchPipeline } from './batch-pipeline.js';
 import { reconnectDelayMs, retryDelayMs } from './backoff.js';
 import { type BridgeConfig, type ResolvedBridgeConfig, resolveBridgeConfig } from './bridge-config.js';
 import type { BridgeCounters, BridgeStatus, BridgeStatusReport, StatusListener } from './bridge-status.js';
 import { type Item, itemOf } from './delivery-item.js';
-import { type DuplicateWindow, MemoryDuplicateWindow } from './duplicate-window.js';
+import { type DuplicateWindow, MemoryDuplicateWindow, type StagedId } from './duplicate-window.js';
 import { errorDestinationCopy, externalOrigin } from './error-message.js';
 import { InternalSource } from './internal-endpoint.js';
 import { orderingUnitOf } from './ordering.js';
@@ -75,6 +83,10 @@ export class Bridge {
   readonly #scheduler: UnitScheduler;
   /** Acknowledgements at the source, in batches. */
   readonly #acks: AckBatcher<Item>;
+  /** Batches to a sink with `sendBatch` (unless `sendBatch.maxMessages` is 1). */
+  readonly #batches: BatchPipeline | undefined;
+  /** Exactly-once into an engine destination, batched: each message's window record, by message sent. */
+  readonly #stagedOf = new WeakMap<Message, StagedId>();
   readonly #counts = {
     in: 0,
     out: 0,
@@ -91,6 +103,8 @@ export class Bridge {
   readonly #sendLatency = new LatencyHistogram();
   readonly #endToEndLatency = new LatencyHistogram();
   #inFlight = 0;
+  /** The reader waits in the source's receive. */
+  #receiving = false;
   readonly #lastWarned = new Map<Side, string>();
 
   #epoch = 0;
@@ -135,18 +149,32 @@ export class Bridge {
       unitKeyOf: (item) =>
         orderingUnitOf(resolved.ordering, resolved.orderingProperty, item.delivery, item.message),
       mayStart: () => !this.#life.signal.aborted && !this.#status.fatal,
-      attempt: (unit) => this.#attempt(unit),
+      attempt: (unit) => (this.#batches ? this.#attemptBatch(unit, this.#batches) : this.#attempt(unit)),
       attemptThrew: (error) => {
         this.#noteError(error);
         this.#logger.error({ bridge: this.name, err: describe(error) }, 'bridge runtime error');
       },
       stepEnded: () => this.#wake(),
     });
+    const sink = resolved.sink;
+    this.#batches =
+      sink.sendBatch && resolved.sendBatch.maxMessages > 1
+        ? new BatchPipeline({
+            clock: this.#clock,
+            ...resolved.sendBatch,
+            target: () => this.#batchTarget(),
+            signal: () => this.#life.signal,
+            sizeOf: (message) => message.getSize(),
+          })
+        : undefined;
     this.#acks = new AckBatcher<Item>({
       clock: this.#clock,
       batchSize: resolved.batchSize,
       batchIntervalMs: resolved.batchIntervalMs,
-      immediate: () => this.#status.paused || this.#status.lifecycle !== 'running',
+      immediate: () =>
+        this.#status.paused ||
+        this.#status.lifecycle !== 'running' ||
+        (this.#receiving && this.#sourceIdle()),
       acknowledge: async (item) => {
         await this.#settle(item, { kind: 'ack' });
         this.#release();
@@ -291,6 +319,7 @@ export class Bridge {
     await this.#starting;
     if (!this.#life.signal.aborted && !this.#status.fatal) await this.#drain(this.#config.stopTimeoutMs);
     this.#life.abort();
+    this.#batches?.cancel();
     this.#scheduler.cancelTimers();
     await this.#scheduler.stepsEnded();
     await this.#acks.flush();
@@ -456,9 +485,9 @@ export class Bridge {
         continue;
       }
       if (!(await this.#capacity(signal))) return;
-      let delivery: Delivery;
+      let deliveries: readonly Delivery[];
       try {
-        delivery = await this.#config.source.receive(signal);
+        deliveries = await this.#receive(signal);
       } catch (error) {
         if (signal.aborted) return;
         if (error instanceof EndpointConfigurationError) {
@@ -469,7 +498,43 @@ export class Bridge {
         this.#sourceLost(error);
         continue;
       }
-      await this.#accept(delivery);
+      // Every delivery handed over is the bridge's now, even if reading was stopped meanwhile.
+      for (const delivery of deliveries) await this.#accept(delivery);
+      // The open batch may be full now: asked once per read, not once per delivery, since asking
+      // counts what the units have ready (a read of 1,000 would count up to 1,000 each time).
+      this.#batches?.poke();
+    }
+  }
+
+  /**
+   * The next deliveries: as many as there is room for when the source hands over many at once.
+   * With a bound per ordering unit below `maxInFlight` one at a time, so that bound holds exactly.
+   */
+  async #receive(signal: AbortSignal): Promise<readonly Delivery[]> {
+    const source = this.#config.source;
+    const room =
+      this.#config.maxInFlightPerUnit < this.#config.maxInFlight
+        ? 1
+        : this.#config.maxInFlight - this.#inFlight;
+    this.#receiving = true;
+    try {
+      // What is confirmed goes at once when the source has nothing more to give: a source that
+      // hands over its next message only after earlier ones are acknowledged (MQTT with a full
+      // window) would otherwise wait `batchIntervalMs`, and acknowledging sooner is always safe.
+      if (this.#acks.pending && this.#sourceIdle()) void this.#acks.flush();
+      if (source.receiveBatch && room > 1) return await source.receiveBatch(room, signal);
+      return [await source.receive(signal)];
+    } finally {
+      this.#receiving = false;
+    }
+  }
+
+  /** Whether the source says nothing waits there (not: cannot tell). */
+  #sourceIdle(): boolean {
+    try {
+      return this.#config.source.backlog?.() === 0;
+    } catch {
+      return false;
     }
   }
 
@@ -570,6 +635,291 @@ export class Bridge {
     if (timestamp > 0) this.#endToEndLatency.observe(confirmed - timestamp);
     if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
     await this.#delivered(item, staged !== undefined);
+  }
+
+  // --- sending in batches ---
+
+  /** The sink as batches see it: with each message's window record when the target stores it. */
+  #batchTarget(): BatchTarget {
+    const sink = this.#config.sink;
+    const staged = this.#stagedTarget;
+    if (staged)
+      return {
+        sendBatch: (batch, signal) =>
+          staged.sink.sendBatchStaged(
+            batch,
+            signal,
+            batch.map((message) => this.#stagedOf.get(message)),
+          ),
+      };
+    return {
+      sendBatch: (batch, signal) => sink.sendBatch!(batch, signal),
+      ...(sink.maxBatchesInFlight === undefined ? {} : { maxBatchesInFlight: sink.maxBatchesInFlight }),
+    };
+  }
+
+  /**
+   * Gives the unit's ready messages, in order, to the next batch and settles each by its result.
+   * To a sink that takes several batches at once (`maxBatchesInFlight` > 1) the unit hands over
+   * its next batch while the last is in flight: the sink keeps them in order and reports every
+   * later message to a stream where an earlier one failed as failed too, so nothing overtakes a
+   * retry. Once a batch answers with a failure the unit hands over nothing more; the later
+   * batches' failures stay where they are, and the unit's next step sends the failed message
+   * first, then the rest, in order, before anything new (ORD-3).
+   */
+  async #attemptBatch(unit: Unit, batches: BatchPipeline): Promise<void> {
+    if (this.#window && !(await this.#checkWindow(unit))) return;
+    if (unit.items.length === 0) return;
+    const reconnecting = this.#reconnecting.get('sink');
+    if (reconnecting) {
+      this.#scheduler.waitFor(unit, reconnecting);
+      return;
+    }
+    let answered: Promise<void> = Promise.resolve();
+    let outstanding = 0;
+    /** A batch of this step answered with a failure (not poison): the later ones are behind it. */
+    let failed = false;
+    let joins = 0;
+    const stopped = () =>
+      failed || unit.state !== 'active' || this.#life.signal.aborted || this.#status.fatal;
+    for (;;) {
+      // After a failure nothing new goes: the unit's next step starts with the failed message.
+      if (stopped() || (joins > 0 && !this.#mayPipeline(unit))) break;
+      if (this.#readyCount(unit) === 0) {
+        if (outstanding === 0) break;
+        // More may come from the reader while the last batch is out: give it then.
+        const arrived = new Promise<void>((resolve) => (unit.onItem = resolve));
+        await Promise.race([answered, arrived]);
+        unit.onItem = undefined;
+        continue;
+      }
+      const { handedOver, answer } = this.#joinBatch(unit, batches, stopped);
+      joins++;
+      outstanding++;
+      const previous = answered;
+      answered = answer.then(async ({ taken, results, sendStarted }) => {
+        // Answers are handled in the order the batches went, whatever order they come in.
+        await previous;
+        try {
+          if (taken.length === 0 || this.#life.signal.aborted) return;
+          const behind = failed || unit.state !== 'active';
+          if (results.some((result) => !result.ok && !isPoison(result.error))) failed = true;
+          await this.#batchAnswered(unit, taken, results, sendStarted, behind);
+        } finally {
+          for (const item of taken) item.sending = false;
+          outstanding--;
+        }
+      });
+      await Promise.race([handedOver, answered]);
+    }
+    await answered;
+  }
+
+  /**
+   * Whether the unit may hand over another batch while its last ones are in flight: the sink takes
+   * several at once, no message of the unit is a suspect, the sink is connected and no other unit
+   * waits for the slot.
+   * Exactly-once checks every message against the window first: one batch at a time there.
+   */
+  #mayPipeline(unit: Unit): boolean {
+    return (
+      (this.#batchTarget().maxBatchesInFlight ?? 1) > 1 &&
+      this.#window === undefined &&
+      !this.#life.signal.aborted &&
+      !this.#reconnecting.has('sink') &&
+      !this.#scheduler.othersWaiting &&
+      !unit.items.some((item) => item.suspect)
+    );
+  }
+
+  /**
+   * Joins the next batch with the unit's ready messages. `handedOver` resolves once the batch
+   * took them (or went without them), `answer` once the sink answered for them. Once `stopped`
+   * (an earlier batch of the unit failed while this one waited for room) it gives nothing: a
+   * batch begun after the sink reported the failure would not be held behind it.
+   */
+  #joinBatch(
+    unit: Unit,
+    batches: BatchPipeline,
+    stopped: () => boolean,
+  ): {
+    handedOver: Promise<void>;
+    answer: Promise<{ taken: readonly Item[]; results: readonly SendResult[]; sendStarted: number }>;
+  } {
+    const taken: Item[] = [];
+    let sendStarted = 0;
+    let tookAll = (): void => {};
+    const handedOver = new Promise<void>((resolve) => (tookAll = resolve));
+    const contributor: Contributor = {
+      ready: () => (stopped() ? 0 : this.#readyCount(unit)),
+      urgent: () => (this.#firstUnsent(unit)?.sends ?? 0) > 0,
+      take: (maxCount, maxBytes, batchEmpty) => {
+        if (stopped()) return [];
+        sendStarted = this.#clock.now();
+        const items = this.#batchable(unit, maxCount, maxBytes, batchEmpty);
+        taken.push(...items);
+        if (items.length > 0) tookAll();
+        return items.map((item) => this.#outgoing(item));
+      },
+    };
+    const answer = batches.join(contributor).then(({ results }) => {
+      tookAll();
+      return { taken, results, sendStarted };
+    });
+    return { handedOver, answer };
+  }
+
+  /** The unit's first message not in a batch being sent. */
+  #firstUnsent(unit: Unit): Item | undefined {
+    return unit.items.find((item) => !item.sending);
+  }
+
+  /**
+   * Exactly-once: drops the duplicates at the head of the unit and checks the rest against the
+   * window. A duplicate further back stays unchecked, so it is dropped once it is the head.
+   * False when the unit is empty after.
+   */
+  async #checkWindow(unit: Unit): Promise<boolean> {
+    const duplicates = new Set<Item>();
+    for (const item of [...unit.items]) {
+      if (item.id === null || item.checked) continue;
+      item.checked = true;
+      if (await this.#window!.has(item.id)) duplicates.add(item);
+    }
+    for (let head = unit.items[0]; head && duplicates.has(head); head = unit.items[0]) {
+      duplicates.delete(head);
+      this.#counts.duplicates++;
+      this.#logger.debug({ bridge: this.name, messageId: head.id }, 'duplicate dropped (exactly-once)');
+      this.#scheduler.removeHead(unit, head);
+      this.#acks.queue(head);
+    }
+    for (const item of duplicates) item.checked = false;
+    return unit.items.length > 0;
+  }
+
+  /**
+   * The unit's messages that may go in a batch now, from its head: a suspect head goes alone, a
+   * later suspect or (exactly-once) a message not checked against the window waits for a later
+   * batch, and the batch's room in messages and bytes is kept (a message larger than a whole
+   * batch goes alone).
+   */
+  #batchable(unit: Unit, maxCount: number, maxBytes: number, batchEmpty: boolean): Item[] {
+    const items: Item[] = [];
+    let bytes = 0;
+    for (const item of this.#unsent(unit)) {
+      if (items.length >= maxCount) break;
+      if (item.sending) break;
+      if (items.length > 0 && item.suspect) break;
+      if (this.#window && item.id !== null && !item.checked) break;
+      const size = item.message.getSize();
+      if (bytes + size > maxBytes && !(batchEmpty && items.length === 0)) break;
+      items.push(item);
+      bytes += size;
+      if (item.suspect) break;
+    }
+    return items;
+  }
+
+  /**
+   * How many of the unit's messages {@link #batchable} would give, not counting bytes and at most
+   * `maxMessages`: asked at every read, so it stops early and sizes nothing.
+   */
+  #readyCount(unit: Unit): number {
+    const most = this.#config.sendBatch.maxMessages;
+    const items = unit.items;
+    let index = 0;
+    while (index < items.length && items[index]!.sending) index++;
+    let count = 0;
+    for (; index < items.length; index++) {
+      const item = items[index]!;
+      if (count >= most || item.sending) break;
+      if (count > 0 && item.suspect) break;
+      if (this.#window && item.id !== null && !item.checked) break;
+      count++;
+      if (item.suspect) break;
+    }
+    return count;
+  }
+
+  /**
+   * The unit's messages after those at its head that are in batches being sent (its step's own:
+   * a unit runs one step at a time); a message in flight further back ends what may go.
+   */
+  *#unsent(unit: Unit): Generator<Item> {
+    let index = 0;
+    while (index < unit.items.length && unit.items[index]!.sending) index++;
+    for (; index < unit.items.length; index++) yield unit.items[index]!;
+  }
+
+  /** The copy of an item that goes to the target, stamped with this attempt. */
+  #outgoing(item: Item): Message {
+    const outgoing = item.message.copy();
+    outgoing.deliveryCount = item.deliveryCount;
+    outgoing.setJMSRedelivered(item.deliveryCount > 1);
+    item.sends++;
+    item.sending = true;
+    if (this.#stagedTarget && item.id !== null)
+      this.#stagedOf.set(outgoing, this.#stagedTarget.window.stage(item.id, this.#clock.now()));
+    return outgoing;
+  }
+
+  /**
+   * Settles a unit's part of a batch. What the target confirmed is counted at once and
+   * acknowledged in order; then the failures, in order: poison is parked and the next one looked
+   * at, the first other failure is handled as a lone send's would be (retry, back-off, reconnect),
+   * and every failure after it stays where it is, to go again behind it without counting.
+   */
+  async #batchAnswered(
+    unit: Unit,
+    taken: readonly Item[],
+    results: readonly SendResult[],
+    sendStarted: number,
+    behindAlready = false,
+  ): Promise<void> {
+    const confirmed: Item[] = [];
+    const failed: { item: Item; error: Error }[] = [];
+    taken.forEach((item, index) => {
+      const result = results[index]!;
+      if (result.ok) confirmed.push(item);
+      else failed.push({ item, error: result.error });
+    });
+    if (confirmed.length > 0 && this.#lastWarned.delete('sink'))
+      this.#logger.info({ bridge: this.name }, 'bridge sends again');
+    const now = this.#clock.now();
+    for (const item of confirmed) {
+      item.sending = false;
+      this.#scheduler.removeHead(unit, item);
+      this.#counts.out++;
+      this.#sendLatency.observe(now - sendStarted);
+      const timestamp = item.message.getJMSTimestamp();
+      if (timestamp > 0) this.#endToEndLatency.observe(now - timestamp);
+      if (item.maybeSent && !this.#targetRecognisesResends(item)) this.#counts.possibleDuplicates++;
+    }
+    for (const item of confirmed)
+      await this.#delivered(item, this.#stagedTarget !== undefined && item.id !== null);
+    // A failure of an earlier batch of the unit came first: this batch's failures are behind it.
+    let behind = behindAlready;
+    // A failed message stays `sending` until its failure is handled (the caller clears it after):
+    // a poison message being moved to the error destination is still the unit's head, and the
+    // unit's next batch must not send it again meanwhile.
+    for (const { item, error } of failed) {
+      if (this.#life.signal.aborted) return;
+      if (error instanceof NotConnectedError || error instanceof BehindFailureError) {
+        // The outcome is unknown (a lost connection) or it reached the target out of turn: the
+        // window is asked again, and a copy already there is a duplicate.
+        item.maybeSent = true;
+        item.checked = false;
+      }
+      if (behind) continue;
+      if (error instanceof BehindFailureError) {
+        // Another unit's failure came first on the same target stream: not this message's fault,
+        // it goes again with the unit's next batch, uncounted and without delay.
+        behind = true;
+        continue;
+      }
+      await this.#sendFailed(unit, item, error);
+      behind = unit.items[0] === item || unit.state !== 'active';
+    }
   }
 
   /**

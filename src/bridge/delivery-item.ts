@@ -25,6 +25,8 @@ export interface Item {
    * connection, so its next sends go alone and a loss then counts toward its retry limit.
    */
   suspect: boolean;
+  /** Part of a batch the sink has not answered yet. */
+  sending: boolean;
   /** At-most-once: acknowledged at the source before sending. */
   settledAtSource: boolean;
   /** Exactly-once: the duplicate window was consulted. */
@@ -50,6 +52,7 @@ export function itemOf(delivery: Delivery, epoch: number): Item {
     sends: 0,
     lostSends: 0,
     suspect: false,
+    sending: false,
     settledAtSource: false,
     checked: false,
     maybeSent: message.getJMSRedelivered() || message.deliveryCount > 1,

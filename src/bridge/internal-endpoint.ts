@@ -34,7 +34,7 @@ import {
 } from '../jms/errors.js';
 import { DeliveryMode, type Message } from '../jms/message/message.js';
 import type { StagedId } from './duplicate-window.js';
-import type { Delivery, Outcome, Sink, Source } from '../spi/connector.js';
+import type { Delivery, Outcome, SendResult, Sink, Source } from '../spi/connector.js';
 import { BackOffError, EndpointConfigurationError, NotConnectedError } from '../spi/errors.js';
 import { untilAborted } from '../spi/abort.js';
 
@@ -88,6 +88,11 @@ export class InternalSource implements Source {
   #generation = 0;
   /** Deliveries in receive order, not yet acknowledged or committed. */
   #ledger: LedgerRecord[] = [];
+  /**
+   * Records of the ledger settled `retry`: counted, since reading asks at every message whether
+   * one waits (a scan of a ledger of `maxInFlight` records per message read was quadratic).
+   */
+  #retries = 0;
   /** A message the consumer returned that receive() has not handed to the caller yet. */
   #parked: LedgerRecord | undefined;
   #pulling: Promise<void> | undefined;
@@ -172,6 +177,25 @@ export class InternalSource implements Source {
   }
 
   /**
+   * Up to `max` deliveries: waits for the first as {@link receive} does, then takes what the
+   * destination has ready without waiting (nothing while a put-back or a full transaction holds
+   * reading).
+   */
+  async receiveBatch(max: number, signal: AbortSignal): Promise<readonly Delivery[]> {
+    const deliveries = [await this.receive(signal)];
+    while (deliveries.length < max && !this.#holding()) {
+      const consumer = this.#consumer;
+      if (!consumer || this.#pulling || this.#parked) break;
+      const message = await consumer.receiveNoWait();
+      // Closed meanwhile: close() gave the message back.
+      if (!message || this.#consumer !== consumer) break;
+      const record = await this.#record(message);
+      if (record) deliveries.push(this.#delivery(record));
+    }
+    return deliveries;
+  }
+
+  /**
    * The caller stopped waiting: no more deliveries until the next receive(). A message the
    * engine handed over just before is returned to the caller rather than kept (it is counted
    * already, and held here it would be out of everyone's reach).
@@ -200,6 +224,7 @@ export class InternalSource implements Source {
     // Settled by the bridge but not yet acknowledged (behind an open one): they come back, silently.
     for (const record of this.#ledger) if (record.state === 'done') this.#rememberDone(record.message);
     this.#ledger = [];
+    this.#retries = 0;
     this.#notify();
     await connection?.close();
   }
@@ -244,18 +269,25 @@ export class InternalSource implements Source {
           `the consumer of '${this.#destination.toString()}' was closed (was the destination deleted?)`,
         );
       }
-      const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
-      this.#ledger.push(record);
-      const id = message.getJMSMessageID();
-      if (id !== null && this.#alreadyDone.delete(id)) {
-        record.state = 'done';
-        await this.#advance();
-        return;
-      }
-      this.#parked = record;
+      const record = await this.#record(message);
+      if (record) this.#parked = record;
     });
     this.#pulling = pulling;
     return pulling;
+  }
+
+  /**
+   * Enters a received message in the ledger; undefined when the bridge had settled it and it was
+   * put back anyway (see `#alreadyDone`): it is acknowledged in turn, not handed out again.
+   */
+  async #record(message: Message): Promise<LedgerRecord | undefined> {
+    const record: LedgerRecord = { message, generation: this.#generation, state: 'open' };
+    this.#ledger.push(record);
+    const id = message.getJMSMessageID();
+    if (id === null || !this.#alreadyDone.delete(id)) return record;
+    record.state = 'done';
+    await this.#advance();
+    return undefined;
   }
 
   #delivery(record: LedgerRecord): Delivery {
@@ -264,10 +296,7 @@ export class InternalSource implements Source {
 
   /** Reading waits while a put-back is pending (so it can happen) or a transaction is full. */
   #holding(): boolean {
-    return (
-      this.#ledger.some((record) => record.state === 'retry') ||
-      (this.#transacted && this.#ledger.length >= this.#transactionSize)
-    );
+    return this.#retries > 0 || (this.#transacted && this.#ledger.length >= this.#transactionSize);
   }
 
   #settle(record: LedgerRecord, outcome: Outcome): Promise<void> {
@@ -278,6 +307,7 @@ export class InternalSource implements Source {
       if (record.state === 'done') this.#rememberDone(record.message);
       return Promise.resolve();
     }
+    if (record.state === 'retry') this.#retries++;
     return this.#advance();
   }
 
@@ -312,7 +342,7 @@ export class InternalSource implements Source {
 
   async #completeTransaction(session: Session): Promise<void> {
     if (this.#ledger.length === 0 || this.#hasOpen()) return;
-    if (this.#ledger.some((record) => record.state === 'retry')) {
+    if (this.#retries > 0) {
       await this.#putBack(session, () => session.rollback());
       return;
     }
@@ -324,6 +354,7 @@ export class InternalSource implements Source {
   async #putBack(session: Session, putBack: () => Promise<void>): Promise<void> {
     const records = this.#ledger;
     this.#ledger = [];
+    this.#retries = 0;
     this.#generation++;
     for (const record of records) if (record.state === 'done') this.#rememberDone(record.message);
     // The bridge runtime has waited its own backoff already: what goes back is available at once.
@@ -414,6 +445,32 @@ export class InternalSink implements Sink {
    */
   sendStaged(message: Message, signal: AbortSignal, staged: StagedId): Promise<void> {
     return this.#send(message, signal, staged);
+  }
+
+  /**
+   * Sends many messages in one store commit: each send is queued in the same turn, so the
+   * engine's group commit writes them together; each settles on its own.
+   */
+  sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly SendResult[]> {
+    return this.sendBatchStaged(batch, signal, []);
+  }
+
+  /** As {@link sendBatch}, each message with its duplicate-window record (by index) in the same commit. */
+  async sendBatchStaged(
+    batch: readonly Message[],
+    signal: AbortSignal,
+    staged: readonly (StagedId | undefined)[],
+  ): Promise<readonly SendResult[]> {
+    const sends = batch.map((message, index) => this.#send(message, signal, staged[index]));
+    const settled = await Promise.allSettled(sends);
+    return settled.map((outcome) =>
+      outcome.status === 'fulfilled'
+        ? { ok: true }
+        : {
+            ok: false,
+            error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+          },
+    );
   }
 
   async #send(message: Message, signal: AbortSignal, staged?: StagedId): Promise<void> {

@@ -16,6 +16,14 @@ export interface Unit {
   /** idle: nothing to do; ready: queued for a slot; active: sending; waiting: for a timer or a reconnect; stalled: for resume(). */
   state: 'idle' | 'ready' | 'active' | 'waiting' | 'stalled';
   timer: unknown;
+  /**
+   * A step of the unit is under way, though the unit may already wait (a retry delay) while the
+   * step still awaits batches it had handed over: the unit is queued again only once it ends, so
+   * a unit never runs two steps at once.
+   */
+  busy?: boolean;
+  /** Called when a message is filed into the unit (a step waiting for more to give). */
+  onItem?: (() => void) | undefined;
 }
 
 /** What the scheduler needs of its bridge. */
@@ -88,6 +96,12 @@ export class UnitScheduler {
     if (this.#context.tracksIds && item.id !== null) this.#unitOfId.set(item.id, unit);
     if (unit.items.length >= this.#context.maxInFlightPerUnit) this.#fullUnit = unit;
     if (unit.state === 'idle') this.#makeReady(unit);
+    unit.onItem?.();
+  }
+
+  /** Whether another unit waits for a slot: a unit sending batch after batch then gives up its slot. */
+  get othersWaiting(): boolean {
+    return this.#ready.some((unit) => unit.state === 'ready' && !unit.busy);
   }
 
   #unitFor(item: Item): Unit {
@@ -102,9 +116,14 @@ export class UnitScheduler {
     return unit;
   }
 
-  /** The unit's head message is finished with (sent, parked, dropped): the next one is its head. */
+  /**
+   * A message of the unit is finished with (sent, parked, dropped): its head, or, from a batch, a
+   * later one the target confirmed while an earlier one failed on another target stream.
+   */
   removeHead(unit: Unit, item: Item): void {
-    unit.items.shift();
+    const index = unit.items.indexOf(item);
+    if (index < 0) return;
+    unit.items.splice(index, 1);
     this.#forgetId(item, unit);
   }
 
@@ -168,6 +187,8 @@ export class UnitScheduler {
 
   #makeReady(unit: Unit): void {
     unit.state = 'ready';
+    // Its step still awaits batches: it is queued when that step ends.
+    if (unit.busy) return;
     this.#ready.push(unit);
     this.pump();
   }
@@ -182,6 +203,7 @@ export class UnitScheduler {
       const unit = this.#takeReady();
       if (!unit) return;
       unit.state = 'active';
+      unit.busy = true;
       this.#active++;
       const step = this.#step(unit);
       this.#steps.add(step);
@@ -220,6 +242,8 @@ export class UnitScheduler {
       this.stall(unit, error instanceof Error ? `${error.name}: ${error.message}` : String(error));
     } finally {
       this.#active--;
+      unit.busy = false;
+      unit.onItem = undefined;
       if (this.#probing === unit) this.#probing = undefined;
       if (unit.state === 'active') {
         if (unit.items.length > 0) this.#makeReady(unit);
@@ -227,6 +251,9 @@ export class UnitScheduler {
           unit.state = 'idle';
           if (this.#units.get(unit.key) === unit) this.#units.delete(unit.key);
         }
+      } else if (unit.state === 'ready' && this.#units.get(unit.key) === unit) {
+        // Woken while its step was ending (see #makeReady).
+        this.#ready.push(unit);
       }
       this.pump();
       this.#context.stepEnded();
@@ -261,13 +288,15 @@ export class UnitScheduler {
 
   /**
    * Drops the items `keep` refuses (what a lost source connection had delivered and the runtime
-   * had not yet sent or settled), calling `dropped` for each. A unit sending keeps its head; a
-   * waiting or stalled unit that lost its head starts over with the next message.
+   * had not yet sent or settled), calling `dropped` for each. A unit sending keeps its head and
+   * what is in a batch with it; a waiting or stalled unit that lost its head starts over with the
+   * next message.
    */
   abandon(keep: (item: Item) => boolean, dropped: (item: Item) => void): void {
     for (const unit of [...this.#units.values()]) {
-      const busy = unit.state === 'active';
-      const kept = unit.items.filter((item, index) => (busy && index === 0) || keep(item));
+      const busy = unit.state === 'active' || unit.busy === true;
+      // What is in a batch being sent stays until its answer, whatever the unit's state.
+      const kept = unit.items.filter((item, index) => (busy && index === 0) || item.sending || keep(item));
       if (kept.length === unit.items.length) continue;
       const headChanged = kept[0] !== unit.items[0];
       for (const item of unit.items) {

@@ -70,6 +70,7 @@ export interface BridgeSpec {
   readonly retry: { readonly delay?: RetryDelay; readonly limit: number; readonly onLimit: 'stall' | 'drop' };
   readonly batchSize: number;
   readonly batchIntervalMs: number;
+  readonly sendBatch: { readonly maxMessages: number; readonly maxBytes: number; readonly lingerMs: number };
   readonly reconnect: ReconnectPolicy;
   readonly concurrency: number;
   readonly maxInFlight: number;

@@ -401,6 +401,22 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
       0,
       0,
     ),
+    sendBatch: object(
+      'Batches of messages to a target that takes many at once (AMQP, MQTT, Kafka, jms): a batch goes when full or after its linger. `maxMessages: 1` sends one at a time.',
+      {
+        maxMessages: integer('Messages in one batch, at most.', 1, 500),
+        maxBytes: integer(
+          'Bytes in one batch, at most (message size as the engine counts it); a larger message goes alone.',
+          1,
+          1048576,
+        ),
+        lingerMs: integer(
+          'How long a batch waits for more messages after its first, ms. 0: it goes as soon as the target can take it.',
+          0,
+          0,
+        ),
+      },
+    ),
     reconnect: object('Delays between connection attempts after a loss on either side (BRG-5).', {
       minMs: integer('Delay before the first attempt, ms.', 0, 15000),
       increaseFactor: {
@@ -413,7 +429,11 @@ function bridgeNode(registry: ConnectorRegistry): ObjectNode {
     }),
     concurrency: integer('Ordering units sending at the same time.', 1, 1),
     maxInFlight: atLeast(
-      integer('Deliveries read and not yet finished, at most (backpressure; >= maxInFlightPerUnit).', 1, 100),
+      integer(
+        'Deliveries read and not yet finished, at most (backpressure; >= maxInFlightPerUnit). A send batch holds only what was read: keep it at least twice `sendBatch.maxMessages`.',
+        1,
+        1000,
+      ),
       'maxInFlightPerUnit',
     ),
     maxInFlightPerUnit: integer(

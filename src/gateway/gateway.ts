@@ -783,6 +783,7 @@ function bridgeConfig(spec: BridgeSpec, services: EndpointServices, stopTimeoutM
     },
     batchSize: spec.batchSize,
     batchIntervalMs: spec.batchIntervalMs,
+    sendBatch: spec.sendBatch,
     reconnect: spec.reconnect,
     concurrency: spec.concurrency,
     maxInFlight: spec.maxInFlight,

@@ -85,4 +85,11 @@ export {
 export type { EngineLogger } from '../jms/logger.js';
 export { untilAborted } from './abort.js';
 export { WaitingQueue } from './waiting-queue.js';
-export { OrderedBatches, BehindFailureError, type BatchTurn } from './ordered-batches.js';
+export {
+  OrderedBatches,
+  BehindFailureError,
+  type BatchTurn,
+  type BatchLane,
+  type Written,
+  writeBatchInTurn,
+} from './ordered-batches.js';

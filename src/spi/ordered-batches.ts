@@ -18,6 +18,7 @@
  * (the runtime's own continuations run in it and may hand over a batch formed before it read the
  * results). A batch begun later is written after the runtime saw the failure, so it is its own.
  */
+import type { Message } from '../jms/message/message.js';
 import type { SendResult } from './connector.js';
 import { BackOffError, isPoison } from './errors.js';
 
@@ -135,4 +136,48 @@ export class OrderedBatches {
       for (const taint of open) taint.open = false;
     });
   }
+}
+
+/** What a sink connection keeps to write its batches with {@link writeBatchInTurn}. */
+export interface BatchLane {
+  /** Applies the ordering rule to the connection's batches. */
+  readonly ordered: OrderedBatches;
+  /** Resolves when the batch before has been written: batches are written one after the other. */
+  writing: Promise<void>;
+}
+
+/**
+ * One message's part in {@link writeBatchInTurn}: its result, or a promise of it while the target
+ * has yet to answer. It comes in an object so that waiting for the message to be written is not
+ * waiting for that answer.
+ */
+export interface Written {
+  readonly result: SendResult | Promise<SendResult>;
+}
+
+/**
+ * Writes a batch on a sink connection and settles it by the ordering rule: takes the batch's
+ * place in line at once (call it when the batch is handed over), waits until the batch before it
+ * on `lane` has been written, then writes each message in batch order with `write`, which resolves
+ * once the message is written (or refused) and may wait for room first; the next message is
+ * written after it. Once every message has its result, they are released in the order the batches
+ * began, with the rule applied.
+ */
+export async function writeBatchInTurn(
+  lane: BatchLane,
+  batch: readonly Message[],
+  write: (message: Message) => Promise<Written>,
+): Promise<SendResult[]> {
+  const turn = lane.ordered.begin();
+  const outcomes: Array<Promise<SendResult>> = [];
+  const previous = lane.writing;
+  let written = (): void => {};
+  lane.writing = new Promise<void>((resolve) => (written = resolve));
+  try {
+    await previous;
+    for (const message of batch) outcomes.push(Promise.resolve((await write(message)).result));
+  } finally {
+    written();
+  }
+  return turn.finish(await Promise.all(outcomes));
 }

@@ -37,6 +37,7 @@ import {
   encodeOperation,
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
+import type { CommitStats } from './commit-stats.js';
 
 /** The schema this code writes and reads. A store with a higher version is refused. */
 export const SCHEMA_VERSION = 1;
@@ -75,16 +76,6 @@ export interface FileStoreOptions {
   /** Ms to wait for a lock held by another process before giving up at open. Default 5000. */
   busyTimeoutMs?: number;
   logger?: EngineLogger;
-}
-
-/** Counters for tests and metrics. */
-export interface FileStoreStats {
-  /** `commit` calls made. */
-  commits: number;
-  /** SQLite transactions written: fewer than commits when group commit merged them. */
-  transactions: number;
-  /** Commits that failed. */
-  failures: number;
 }
 
 interface PendingCommit {
@@ -156,7 +147,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #pending: PendingCommit[] = [];
   #scheduled = false;
   #closed = false;
-  readonly #stats: FileStoreStats = { commits: 0, transactions: 0, failures: 0 };
+  readonly #stats: CommitStats = { commits: 0, transactions: 0, failures: 0 };
 
   private constructor(file: string, db: Db, logger: EngineLogger) {
     this.file = file;
@@ -190,7 +181,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   }
 
   /** Counters: commit calls, transactions written, failures. */
-  get stats(): Readonly<FileStoreStats> {
+  get stats(): Readonly<CommitStats> {
     return { ...this.#stats };
   }
 

@@ -40,6 +40,7 @@ import {
   encodeOperation,
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
+import type { CommitStats } from './commit-stats.js';
 import { PostgresSyncReader, SyncQueryError } from './postgres-sync-reader.js';
 import { SchemaRefusal, checkSchemaName, prepareSchema, quoted } from './postgres-schema.js';
 import { FencedError, type WriteFence } from './lease.js';
@@ -77,14 +78,6 @@ export interface PostgresStoreOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** Counters for tests and metrics. */
-export interface PostgresStoreStats {
-  commits: number;
-  /** Transactions written: fewer than commits when group commit merged them. */
-  transactions: number;
-  failures: number;
-}
-
 interface PendingCommit {
   operations: EncodedOperation[];
   resolve(): void;
@@ -108,7 +101,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
   #writing = false;
   #drained: (() => void)[] = [];
   #closed = false;
-  readonly #stats: PostgresStoreStats = { commits: 0, transactions: 0, failures: 0 };
+  readonly #stats: CommitStats = { commits: 0, transactions: 0, failures: 0 };
   readonly #handles = new Map<string, Queue | Topic>();
 
   private constructor(url: string, schema: string, writer: pg.Client, options: PostgresStoreOptions) {
@@ -180,7 +173,7 @@ export class PostgresStore implements MessageStore, ForwardedIdStore {
     }
   }
 
-  get stats(): Readonly<PostgresStoreStats> {
+  get stats(): Readonly<CommitStats> {
     return { ...this.#stats };
   }
 

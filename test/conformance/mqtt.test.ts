@@ -57,6 +57,9 @@ conformanceSuite('mqtt', {
     });
   },
   parallel: { readers: 3, perUnitOrder: false },
-  bridge: { batchSize: 1 },
+  // Mosquitto drops, without a word, what it queues for a subscriber beyond its
+  // max_queued_messages (1000 by default): the writer is paced to keep at most `maxBacklog` in
+  // the broker, and at most `maxInFlight` more may already be on their way when it pauses.
+  bridge: { batchSize: 1, maxInFlight: 100 },
   maxBacklog: 500,
 });

@@ -6,10 +6,11 @@
 import assert from 'node:assert/strict';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Admin, ITopicConfig } from 'kafkajs';
-import { resolveConfig } from '../../src/spi/index.js';
-import { kafkaConfigSchema } from '../../connectors/kafka/index.js';
+import { resolveConfig, type ConnectorContext } from '../../src/spi/index.js';
+import { KafkaSink, KafkaSource, kafkaConfigSchema } from '../../connectors/kafka/index.js';
 import { createTopicsRetrying } from '../../connectors/kafka/create-topic.js';
 import type { KafkaConfig } from '../../connectors/kafka/index.js';
+import { type BrokerResult, connected } from './brokers.js';
 import { uniqueName } from './names.js';
 
 /** A kafkajs client with a unique client id starting with `prefix`, its own logging off. */
@@ -91,4 +92,59 @@ export async function withKafkaTopic(
     await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
     await admin.disconnect();
   }
+}
+
+/** What {@link kafkaTestBed} is made for: one test file's broker, names and waits. */
+export interface KafkaTestBedOptions {
+  /** The file's broker, from `kafkaBroker()`: read only when a test uses it, so a skip stays a skip. */
+  readonly broker: BrokerResult<'kafka'>;
+  /** The start of the unique names of the file's topics, clients and consumer groups. */
+  readonly prefix: string;
+  /** The context sinks and sources are made with, unless a test gives its own. */
+  readonly context: ConnectorContext;
+  /** How long a connect or a wait of a test may take. */
+  readonly waitMs: number;
+}
+
+/**
+ * The set-up a Kafka integration test file starts from: endpoints whose consumer groups are
+ * deleted with the topic, a client, a fresh topic per test, an abort signal for one wait, and
+ * connected sinks and sources.
+ */
+export function kafkaTestBed({ broker, prefix, context, waitMs }: KafkaTestBedOptions) {
+  /** Consumer groups the tests made, deleted with their topic. */
+  const groups = new Set<string>();
+  const brokers = (): readonly string[] => connected(broker).brokers;
+  const signal = (): AbortSignal => AbortSignal.timeout(waitMs);
+  /** A consumer group id (of `kind`, when given), deleted with the test's topic. */
+  const groupId = (kind = ''): string => {
+    const id = uniqueName(kind === '' ? `g-${prefix}` : `g-${prefix}-${kind}`);
+    groups.add(id);
+    return id;
+  };
+  return {
+    groups,
+    signal,
+    groupId,
+    /** A resolved endpoint configuration with group timings short enough for tests. */
+    endpoint: (topic: string, overrides: Record<string, unknown> = {}): KafkaConfig =>
+      kafkaEndpoint(brokers(), topic, { groupId: groupId(), fromBeginning: true, ...overrides }),
+    client: (): Kafka => kafkaClient(brokers(), prefix),
+    /** Runs `fn` with a fresh topic of `partitions` partitions, deleted afterwards with its groups. */
+    withTopic: (
+      partitions: number,
+      fn: (topic: string, admin: Admin) => Promise<void>,
+      configEntries: Array<{ name: string; value: string }> = [],
+    ): Promise<void> => withKafkaTopic({ brokers: brokers(), prefix, partitions, configEntries, groups }, fn),
+    openSink: async (config: KafkaConfig, sinkContext: ConnectorContext = context): Promise<KafkaSink> => {
+      const sink = new KafkaSink(config, sinkContext);
+      await sink.connect(signal());
+      return sink;
+    },
+    openSource: async (config: KafkaConfig): Promise<KafkaSource> => {
+      const source = new KafkaSource(config, context);
+      await source.connect(signal());
+      return source;
+    },
+  };
 }

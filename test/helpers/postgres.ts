@@ -53,3 +53,10 @@ export async function adminQuery(sql: string, params: unknown[] = []): Promise<p
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
 }
+
+/** Ends the server side of every connection named `applicationName`, as a lost connection would. */
+export async function endConnectionsNamed(applicationName: string): Promise<void> {
+  await adminQuery('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [
+    applicationName,
+  ]);
+}

@@ -17,6 +17,7 @@ import {
   TextMessage,
 } from '../../src/index.js';
 import { keepsForwardedIds } from '../../src/jms/store-port.js';
+import type { CommitStats } from '../../src/store/commit-stats.js';
 import { FakeClock } from './fake-clock.js';
 
 /** One store's durable state, for one test. */
@@ -44,8 +45,8 @@ export function text(message: Message | null): string | null {
   return message === null ? null : (message as TextMessage).getText();
 }
 
-/** A message and its references on `backlogs`, as the engine commits a persistent send. */
-export function addOps(id: string, seq: number, backlogs: string[], body = id): StoreOperation[] {
+/** A message and its references on `backlogs` (queue://a alone by default), as the engine commits a persistent send. */
+export function addOps(id: string, seq: number, backlogs = ['queue://a'], body = id): StoreOperation[] {
   const message = new TextMessage(body);
   message.setJMSMessageID(id);
   return [
@@ -350,7 +351,7 @@ export function storeContract(options: StoreContractOptions): void {
         for (let i = 1; i <= 200; i += 2)
           commits.push(store.commit([{ op: 'removeRef', backlog: 'queue://many', id: `ID:${i}` }]));
         await Promise.all(commits);
-        const stats = (store as { stats?: { commits: number; transactions: number } }).stats;
+        const stats = (store as { stats?: CommitStats }).stats;
         if (stats)
           assert.ok(
             stats.transactions < stats.commits,

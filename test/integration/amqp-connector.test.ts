@@ -4,7 +4,6 @@ import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
   BackOffError,
   EndpointConfigurationError,
-  MessageTooLargeError,
   NotConnectedError,
   TextMessage,
   type SendResult,
@@ -15,7 +14,15 @@ import {
 } from '../../src/spi/index.js';
 import { amqpConnector, type AmqpConfig, AmqpSink, AmqpSource } from '../../connectors/amqp/index.js';
 import { brokerTest } from '../helpers/brokers.js';
-import { tcpRelay } from '../helpers/tcp-relay.js';
+import {
+  OVERSIZE_AT,
+  assertOversizeFailedAlone,
+  kinds,
+  numberOf,
+  numbered,
+  oversizeBatch,
+  relayedBroker,
+} from '../helpers/batch-sends.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
 
@@ -83,13 +90,31 @@ async function pair(
   return { source, sink };
 }
 
+/**
+ * Runs `fn` with a connected source and sink on a queue of its own ({@link pair}, `extra` for the
+ * source), then closes both and deletes the queue.
+ */
+async function withPair(
+  url: string,
+  extra: Record<string, unknown>,
+  fn: (endpoints: { source: AmqpSource; sink: AmqpSink; queue: string }) => Promise<void>,
+): Promise<void> {
+  const queue = `q-${randomUUID()}`;
+  const { source, sink } = await pair(url, queue, extra);
+  try {
+    await fn({ source, sink, queue });
+  } finally {
+    await sink.close();
+    await source.close();
+    await deleteQueues(url, queue);
+  }
+}
+
 brokerTest(
   'amqp',
   'amqp connector - every body type, header and typed property comes back identical through sink and source (BRG-6)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       for (const bodyType of ALL_BODY_TYPES) {
         const sent = sampleMessage(bodyType, Date.now());
         await sink.send(sent, signal());
@@ -99,11 +124,7 @@ brokerTest(
         assert.equal(delivery.message.getJMSRedelivered(), false);
         await delivery.settle({ kind: 'ack' });
       }
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -192,9 +213,7 @@ brokerTest(
   'amqp',
   'amqp connector - settle(retry) makes the broker deliver the message again, marked redelivered (BRG-4)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink, queue }) => {
       await sink.send(new TextMessage('again'), signal());
       const first = await receive(source);
       assert.equal(first.message.getJMSRedelivered(), false);
@@ -207,11 +226,7 @@ brokerTest(
       await assert.rejects(second.settle({ kind: 'ack' }), /already settled/);
       await source.close();
       assert.equal(await messageCount(url, queue), 0);
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -378,9 +393,7 @@ brokerTest(
   'amqp',
   'amqp connector - closing the source returns unsettled messages to the queue (BRG-7)',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       await sink.send(new TextMessage('in flight'), signal());
       const unsettled = await receive(source);
       await source.close();
@@ -391,11 +404,7 @@ brokerTest(
       assert.equal((again.message as TextMessage).getText(), 'in flight');
       assert.equal(again.message.getJMSRedelivered(), true);
       await again.settle({ kind: 'ack' });
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -510,9 +519,7 @@ brokerTest(
   'amqp',
   'amqp connector - an aborted receive rejects with the abort reason and leaves the source usable',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue);
-    try {
+    await withPair(url, {}, async ({ source, sink }) => {
       const controller = new AbortController();
       const waiting = source.receive(controller.signal);
       controller.abort(new Error('stop waiting'));
@@ -521,23 +528,10 @@ brokerTest(
       const delivery = await receive(source);
       assert.equal((delivery.message as TextMessage).getText(), 'after abort');
       await delivery.settle({ kind: 'ack' });
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
-
-/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
-function numbered(count: number, bytes = 16): TextMessage[] {
-  return Array.from({ length: count }, (_, index) => {
-    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
-    message.setJMSMessageID(`ID:m-${index}`);
-    return message;
-  });
-}
 
 /** The numbers of the messages on `queue`, in queue order (taken off the queue). */
 async function drainNumbers(url: string, queue: string): Promise<number[]> {
@@ -546,14 +540,9 @@ async function drainNumbers(url: string, queue: string): Promise<number[]> {
     for (;;) {
       const got = await channel.get(queue, { noAck: true });
       if (got === false) return numbers;
-      numbers.push(Number(/^m-(\d+)/.exec(got.content.toString('utf8'))![1]));
+      numbers.push(numberOf(got.content.toString('utf8')));
     }
   });
-}
-
-/** The results as `ok` or the error's class name. */
-function kinds(results: readonly SendResult[]): string[] {
-  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
 }
 
 /** Results are confirmed ones first, then failed ones: nothing after a failure is confirmed. */
@@ -571,9 +560,7 @@ brokerTest(
   'amqp',
   'amqp connector - sendBatch publishes a batch pipelined under confirms, and it arrives in order; receiveBatch hands over what is buffered',
   async ({ url }) => {
-    const queue = `q-${randomUUID()}`;
-    const { source, sink } = await pair(url, queue, { prefetch: 200 });
-    try {
+    await withPair(url, { prefetch: 200 }, async ({ source, sink }) => {
       const batch = numbered(500);
       const [first, second] = await Promise.all([
         sink.sendBatch(batch.slice(0, 250), signal()),
@@ -591,18 +578,14 @@ brokerTest(
         assert.ok(deliveries.length >= 1 && deliveries.length <= 100);
         largest = Math.max(largest, deliveries.length);
         for (const delivery of deliveries) {
-          numbers.push(Number(/^m-(\d+)/.exec((delivery.message as TextMessage).getText()!)![1]));
+          numbers.push(numberOf((delivery.message as TextMessage).getText()!));
           await delivery.settle({ kind: 'ack' });
         }
       }
       assert.deepEqual(numbers, [...Array(500).keys()]);
       assert.ok(largest > 1, 'receiveBatch took more than one buffered delivery at least once');
       assert.ok(sink.maxBatchesInFlight > 1);
-    } finally {
-      await sink.close();
-      await source.close();
-      await deleteQueues(url, queue);
-    }
+    });
   },
   TIMEOUT,
 );
@@ -618,17 +601,10 @@ brokerTest(
     );
     try {
       await sink.connect(signal());
-      const batch = numbered(20);
-      batch[7] = new TextMessage('m-7'.padEnd(500, '!'));
-      const results = await sink.sendBatch(batch, signal());
-      const expected = Array<string>(20).fill('ok');
-      expected[7] = 'MessageTooLargeError';
-      assert.deepEqual(kinds(results), expected);
-      const failed = results[7]!;
-      assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+      assertOversizeFailedAlone(await sink.sendBatch(oversizeBatch(500), signal()));
       assert.deepEqual(
         await drainNumbers(url, queue),
-        [...Array(20).keys()].filter((n) => n !== 7),
+        [...Array(20).keys()].filter((n) => n !== OVERSIZE_AT),
       );
     } finally {
       await sink.close();
@@ -643,12 +619,8 @@ brokerTest(
   'amqp connector - a connection lost in the middle of a batch fails every unconfirmed message, and nothing later is confirmed before a failed one (ORD-3)',
   async ({ url }, t) => {
     const queue = `q-${randomUUID()}`;
-    const target = new URL(url);
-    const relay = await tcpRelay(target.hostname, Number(target.port || 5672));
-    t.after(() => relay.close());
-    const relayed = new URL(url);
-    relayed.host = `127.0.0.1:${relay.port}`;
-    const sink = new AmqpSink(config(relayed.toString(), { queue, declare: declareQueue(queue) }), context);
+    const { relay, url: relayed } = await relayedBroker(t, url, 5672);
+    const sink = new AmqpSink(config(relayed, { queue, declare: declareQueue(queue) }), context);
     try {
       await sink.connect(signal());
       const count = 400;

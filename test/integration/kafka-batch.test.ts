@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import {
   BytesMessage,
   MessageTooLargeError,
@@ -16,10 +16,9 @@ import {
   TextMessage,
 } from '../../src/spi/index.js';
 import type { ConnectorContext, Delivery, EngineLogger, Message, SendResult } from '../../src/spi/index.js';
-import { KafkaSink, KafkaSource } from '../../connectors/kafka/index.js';
-import type { KafkaConfig } from '../../connectors/kafka/index.js';
-import { connected, kafkaBroker } from '../helpers/brokers.js';
-import { kafkaClient, kafkaEndpoint, withKafkaTopic } from '../helpers/kafka-topics.js';
+import { KafkaSource } from '../../connectors/kafka/index.js';
+import { kafkaBroker } from '../helpers/brokers.js';
+import { kafkaTestBed } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
 
@@ -30,38 +29,12 @@ const WAIT_MS = 20_000;
 const silent: EngineLogger = { error() {}, warn() {}, info() {}, debug() {} };
 const context: ConnectorContext = { name: 'kafka-batch-it', logger: silent };
 
-const groups = new Set<string>();
-
-function endpoint(topic: string, overrides: Record<string, unknown> = {}): KafkaConfig {
-  const groupId = uniqueName('g-kafka-batch');
-  groups.add(groupId);
-  return kafkaEndpoint(connected(broker).brokers, topic, { groupId, fromBeginning: true, ...overrides });
-}
-
-function client(): Kafka {
-  return kafkaClient(connected(broker).brokers, 'kafka-batch');
-}
-
-function withTopic(
-  partitions: number,
-  fn: (topic: string) => Promise<void>,
-  configEntries: Array<{ name: string; value: string }> = [],
-): Promise<void> {
-  return withKafkaTopic(
-    { brokers: connected(broker).brokers, prefix: 'kafka-batch', partitions, configEntries, groups },
-    fn,
-  );
-}
-
-function signal(): AbortSignal {
-  return AbortSignal.timeout(WAIT_MS);
-}
-
-async function openSink(config: KafkaConfig, sinkContext: ConnectorContext = context): Promise<KafkaSink> {
-  const sink = new KafkaSink(config, sinkContext);
-  await sink.connect(signal());
-  return sink;
-}
+const { groupId, endpoint, client, withTopic, signal, openSink } = kafkaTestBed({
+  broker,
+  prefix: 'kafka-batch',
+  context,
+  waitMs: WAIT_MS,
+});
 
 function text(body: string, id: string, properties: Record<string, string | number> = {}): Message {
   const message = new TextMessage(body);
@@ -89,10 +62,8 @@ async function readUntil(
   last: string,
   options: { readUncommitted?: boolean; count?: number } = {},
 ): Promise<KafkaMessage[]> {
-  const groupId = uniqueName('g-kafka-batch-reader');
-  groups.add(groupId);
   const consumer = client().consumer({
-    groupId,
+    groupId: groupId('reader'),
     sessionTimeout: 6000,
     heartbeatInterval: 500,
     readUncommitted: options.readUncommitted ?? false,

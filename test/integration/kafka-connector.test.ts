@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Admin, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
+import type { Admin, IHeaders, KafkaMessage } from 'kafkajs';
 import {
   BytesMessage,
   MessageTooLargeError,
@@ -16,12 +16,11 @@ import {
   messageSnapshot,
 } from '../../src/spi/index.js';
 import type { Delivery, EngineLogger, Message } from '../../src/spi/index.js';
-import { KafkaSink, KafkaSource, messageToRecord } from '../../connectors/kafka/index.js';
+import { KafkaSource, messageToRecord } from '../../connectors/kafka/index.js';
 import { classifySendError } from '../../connectors/kafka/errors.js';
 import { recordBatchBytes } from '../../connectors/kafka/size-limits.js';
-import type { KafkaConfig } from '../../connectors/kafka/index.js';
-import { connected, kafkaBroker } from '../helpers/brokers.js';
-import { kafkaClient, kafkaEndpoint, withKafkaTopic } from '../helpers/kafka-topics.js';
+import { kafkaBroker } from '../helpers/brokers.js';
+import { kafkaTestBed } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { decorate, everyBodyType } from '../unit/connectors/kafka/messages.js';
@@ -33,47 +32,12 @@ const WAIT_MS = 20_000;
 const silent: EngineLogger = { error() {}, warn() {}, info() {}, debug() {} };
 const context = { name: 'kafka-it', logger: silent };
 
-/** Consumer groups the tests made, deleted with their topic. */
-const groups = new Set<string>();
-
-/** A resolved endpoint configuration with group timings short enough for tests. */
-function endpoint(topic: string, overrides: Record<string, unknown> = {}): KafkaConfig {
-  const groupId = uniqueName('g-kafka-it');
-  groups.add(groupId);
-  return kafkaEndpoint(connected(broker).brokers, topic, { groupId, fromBeginning: true, ...overrides });
-}
-
-function client(): Kafka {
-  return kafkaClient(connected(broker).brokers, 'kafka-it');
-}
-
-/** Runs `fn` with a fresh topic of `partitions` partitions, deleted afterwards with its groups. */
-function withTopic(
-  partitions: number,
-  fn: (topic: string, admin: Admin) => Promise<void>,
-  configEntries: Array<{ name: string; value: string }> = [],
-): Promise<void> {
-  return withKafkaTopic(
-    { brokers: connected(broker).brokers, prefix: 'kafka-it', partitions, configEntries, groups },
-    fn,
-  );
-}
-
-function signal(): AbortSignal {
-  return AbortSignal.timeout(WAIT_MS);
-}
-
-async function openSource(config: KafkaConfig): Promise<KafkaSource> {
-  const source = new KafkaSource(config, context);
-  await source.connect(signal());
-  return source;
-}
-
-async function openSink(config: KafkaConfig): Promise<KafkaSink> {
-  const sink = new KafkaSink(config, context);
-  await sink.connect(signal());
-  return sink;
-}
+const { groups, groupId, endpoint, client, withTopic, signal, openSink, openSource } = kafkaTestBed({
+  broker,
+  prefix: 'kafka-it',
+  context,
+  waitMs: WAIT_MS,
+});
 
 function receive(source: KafkaSource, what = 'a kafka record'): Promise<Delivery> {
   return withTimeout(source.receive(signal()), WAIT_MS, what);
@@ -108,10 +72,8 @@ async function committed(admin: Admin, groupId: string, topic: string): Promise<
 
 /** Reads records of `topic` with a plain kafkajs consumer, as a foreign application would. */
 async function readForeign(topic: string, count: number): Promise<KafkaMessage[]> {
-  const groupId = uniqueName('g-kafka-it-foreign');
-  groups.add(groupId);
   const consumer = client().consumer({
-    groupId,
+    groupId: groupId('foreign'),
     sessionTimeout: 6000,
     heartbeatInterval: 500,
   });

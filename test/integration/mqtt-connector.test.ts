@@ -3,9 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { connectAsync, type IPublishPacket, type MqttClient } from 'mqtt';
 import {
   ConfigValidationError,
-  MessageTooLargeError,
   NotConnectedError,
-  type SendResult,
   TextMessage,
   messageSnapshot,
   resolveConfig,
@@ -13,8 +11,16 @@ import {
   type Delivery,
 } from '../../src/spi/index.js';
 import { mqttConnector, MqttSink, MqttSource, type MqttConfig } from '../../connectors/mqtt/index.js';
+import { Bridge } from '../../src/bridge/index.js';
 import { brokerTest } from '../helpers/brokers.js';
-import { tcpRelay } from '../helpers/tcp-relay.js';
+import {
+  OVERSIZE_AT,
+  assertOversizeFailedAlone,
+  kinds,
+  numbered,
+  oversizeBatch,
+  relayedBroker,
+} from '../helpers/batch-sends.js';
 import { until } from '../helpers/until.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
@@ -482,15 +488,6 @@ brokerTest(
   TIMEOUT,
 );
 
-/** Messages `m-0` ... `m-(count - 1)`, with bodies padded to `bytes`. */
-function numbered(count: number, bytes = 16): TextMessage[] {
-  return Array.from({ length: count }, (_, index) => {
-    const message = new TextMessage(`m-${index}`.padEnd(bytes, '.'));
-    message.setJMSMessageID(`ID:m-${index}`);
-    return message;
-  });
-}
-
 /** A plain subscriber collecting the numbers of the messages it gets, in arrival order. */
 async function collector(
   url: string,
@@ -514,10 +511,6 @@ function messagesOf(client: MqttClient): (wake: () => void) => () => void {
     client.on('message', wake);
     return () => client.off('message', wake);
   };
-}
-
-function kinds(results: readonly SendResult[]): string[] {
-  return results.map((result) => (result.ok ? 'ok' : result.error.constructor.name));
 }
 
 for (const [protocolVersion, qos] of [
@@ -564,18 +557,11 @@ brokerTest(
     );
     t.after(() => sink.close());
     await sink.connect(signal());
-    const batch = numbered(20);
-    batch[7] = new TextMessage('m-7'.padEnd(1000, '!'));
-    const results = await sink.sendBatch(batch, signal());
-    const expected = Array<string>(20).fill('ok');
-    expected[7] = 'MessageTooLargeError';
-    assert.deepEqual(kinds(results), expected);
-    const failed = results[7]!;
-    assert.ok(!failed.ok && failed.error instanceof MessageTooLargeError);
+    assertOversizeFailedAlone(await sink.sendBatch(oversizeBatch(1000), signal()));
     await until(() => numbers.length >= 19, '19 messages at the subscriber', [messagesOf(client)]);
     assert.deepEqual(
       numbers,
-      [...Array(20).keys()].filter((n) => n !== 7),
+      [...Array(20).keys()].filter((n) => n !== OVERSIZE_AT),
     );
   },
   TIMEOUT,
@@ -588,12 +574,8 @@ brokerTest(
     const topic = topicName();
     const { numbers, client } = await collector(url, topic, 5, 1);
     t.after(() => client.endAsync());
-    const target = new URL(url);
-    const relay = await tcpRelay(target.hostname, Number(target.port || 1883));
-    t.after(() => relay.close());
-    const relayed = new URL(url);
-    relayed.host = `127.0.0.1:${relay.port}`;
-    const sink = new MqttSink(config(relayed.toString(), { topic, protocolVersion: 5, qos: 1 }), context);
+    const { relay, url: relayed } = await relayedBroker(t, url, 1883);
+    const sink = new MqttSink(config(relayed, { topic, protocolVersion: 5, qos: 1 }), context);
     t.after(() => sink.close());
     await sink.connect(signal());
     const count = 400;
@@ -612,6 +594,241 @@ brokerTest(
     ]);
     assert.deepEqual(numbers, [...Array(numbers.length).keys()], 'what arrived is a prefix, in order');
     assert.ok(numbers.length < count, `${numbers.length} of ${count} arrived`);
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - a bridge from an MQTT source with acknowledgement batching does not wait the batch interval for messages a full window cannot read',
+  async ({ url }, t) => {
+    const from = topicName();
+    const to = topicName();
+    const { numbers, client } = await collector(url, to, 5, 1);
+    t.after(() => client.endAsync());
+    const source = new MqttSource(
+      config(url, { topic: from, protocolVersion: 5, qos: 1, clientId: `it-${randomUUID()}` }),
+      context,
+    );
+    const sink = new MqttSink(config(url, { topic: to, protocolVersion: 5, qos: 1 }), context);
+    // An interval no test could wait out once per message: the acknowledgements must go at once.
+    const bridge = new Bridge({ name: 'mqtt-it', source, sink, batchSize: 100, batchIntervalMs: 600_000 });
+    t.after(() => bridge.stop());
+    await bridge.start();
+    const publisher = await plainClient(url, 5);
+    t.after(() => publisher.endAsync());
+    const count = 50;
+    for (const message of numbered(count))
+      await publisher.publishAsync(from, message.getText() ?? '', { qos: 1 });
+    await until(() => numbers.length >= count, `${count} messages through the bridge`, [messagesOf(client)]);
+    assert.deepEqual(numbers, [...Array(count).keys()], 'in order');
+  },
+  TIMEOUT,
+);
+
+/** `count` messages `w-0` ... published by a plain client at QoS 1. */
+async function publishNumbered(
+  url: string,
+  topic: string,
+  protocolVersion: 4 | 5,
+  count: number,
+): Promise<void> {
+  const publisher = await plainClient(url, protocolVersion);
+  try {
+    for (let i = 0; i < count; i++) await publisher.publishAsync(topic, `w-${i}`, { qos: 1 });
+  } finally {
+    await publisher.endAsync();
+  }
+}
+
+function textOf(delivery: Delivery): string {
+  return (delivery.message as TextMessage).getText() ?? '';
+}
+
+async function receiveTexts(source: MqttSource, count: number): Promise<Delivery[]> {
+  const deliveries: Delivery[] = [];
+  for (let i = 0; i < count; i++) deliveries.push(await receive(source));
+  return deliveries;
+}
+
+for (const [protocolVersion, count] of [
+  [5, 60],
+  // Mosquitto sends an MQTT 3.1.1 client at most max_inflight_messages (20) unacknowledged.
+  [4, 15],
+] as const) {
+  brokerTest(
+    'mqtt',
+    `mqtt connector - a QoS 1 source hands out many messages before any is settled (MQTT ${protocolVersion === 5 ? '5' : '3.1.1'})`,
+    async ({ url }) => {
+      const topic = topicName();
+      const source = new MqttSource(
+        config(url, { topic, protocolVersion, mqtt311Format: 'body', plainBodyType: 'text', clean: true }),
+        context,
+      );
+      try {
+        await source.connect(signal());
+        await publishNumbered(url, topic, protocolVersion, count);
+        const deliveries = await receiveTexts(source, count);
+        assert.deepEqual(
+          deliveries.map(textOf),
+          Array.from({ length: count }, (_, i) => `w-${i}`),
+          'all handed out in order, none settled yet',
+        );
+        for (const delivery of deliveries) await delivery.settle({ kind: 'ack' });
+      } finally {
+        await source.close();
+      }
+    },
+    TIMEOUT,
+  );
+}
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - receiveMaximum bounds the window: a full window reads nothing more until its oldest message is acknowledged',
+  async ({ url }) => {
+    const topic = topicName();
+    const source = new MqttSource(
+      config(url, { topic, clean: true, receiveMaximum: 5, plainBodyType: 'text' }),
+      context,
+    );
+    try {
+      await source.connect(signal());
+      await publishNumbered(url, topic, 5, 8);
+      const deliveries = await receiveTexts(source, 5);
+      assert.deepEqual(deliveries.map(textOf), ['w-0', 'w-1', 'w-2', 'w-3', 'w-4']);
+      assert.equal(source.backlog(), 0, 'nothing received that was not handed out');
+      // A later message settled first leaves the window full: its PUBACK waits for w-0's.
+      await deliveries[1]!.settle({ kind: 'ack' });
+      await nothingWithin(source, 300);
+      await deliveries[0]!.settle({ kind: 'ack' });
+      const more = await receiveTexts(source, 2);
+      assert.deepEqual(more.map(textOf), ['w-5', 'w-6']);
+      for (const delivery of [...deliveries.slice(2), ...more]) await delivery.settle({ kind: 'ack' });
+      assert.equal(textOf(await receive(source)), 'w-7');
+    } finally {
+      await source.close();
+    }
+  },
+  TIMEOUT,
+);
+
+for (const protocolVersion of [5, 4] as const) {
+  brokerTest(
+    'mqtt',
+    `mqtt connector - PUBACKs go in the order the messages came: a settled message behind an unsettled one is not acknowledged (MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}, MQTT 4.6)`,
+    async ({ url }) => {
+      const topic = topicName();
+      const clientId = `src-${randomUUID()}`;
+      const fields = {
+        topic,
+        clientId,
+        clean: false,
+        protocolVersion,
+        mqtt311Format: 'body',
+        plainBodyType: 'text',
+      };
+      const first = new MqttSource(config(url, fields), context);
+      const second = new MqttSource(config(url, fields), context);
+      try {
+        await first.connect(signal());
+        await publishNumbered(url, topic, protocolVersion, 4);
+        const [w0, w1, w2, w3] = await receiveTexts(first, 4);
+        // w-0 is acknowledged; w-2 is settled but waits for w-1, which is never settled; w-3 neither.
+        await w2!.settle({ kind: 'ack' });
+        await w0!.settle({ kind: 'ack' });
+        await first.close();
+        await assert.rejects(w1!.settle({ kind: 'ack' }), NotConnectedError);
+        await assert.rejects(w3!.settle({ kind: 'ack' }), NotConnectedError);
+        await second.connect(signal());
+        const again = await receiveTexts(second, 3);
+        assert.deepEqual(
+          again.map(textOf),
+          ['w-1', 'w-2', 'w-3'],
+          'everything from the first unacknowledged on',
+        );
+        for (const delivery of again) {
+          assert.equal(delivery.message.getJMSRedelivered(), true);
+          await delivery.settle({ kind: 'ack' });
+        }
+        await second.close();
+        await second.connect(signal());
+        await nothingWithin(second, 500);
+      } finally {
+        await closeAll(first, second);
+        await dropSession(url, clientId, protocolVersion);
+      }
+    },
+    TIMEOUT,
+  );
+}
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - a lost connection with a window of unsettled messages: the persistent session delivers them all again, in order (BRG-5)',
+  async ({ url }, t) => {
+    const topic = topicName();
+    const clientId = `src-${randomUUID()}`;
+    const { relay, url: relayed } = await relayedBroker(t, url, 1883);
+    const fields = { topic, clientId, clean: false, plainBodyType: 'text' };
+    const first = new MqttSource(config(relayed, fields), context);
+    const second = new MqttSource(config(url, fields), context);
+    try {
+      await first.connect(signal());
+      await publishNumbered(url, topic, 5, 10);
+      const unsettled = await receiveTexts(first, 10);
+      const failed = assert.rejects(first.receive(signal()), NotConnectedError);
+      relay.cut();
+      await withTimeout(failed, WAIT_MS, 'receive to fail');
+      for (const delivery of unsettled)
+        await assert.rejects(delivery.settle({ kind: 'ack' }), NotConnectedError);
+      await second.connect(signal());
+      const again = await receiveTexts(second, 10);
+      assert.deepEqual(
+        again.map(textOf),
+        Array.from({ length: 10 }, (_, i) => `w-${i}`),
+      );
+      assert.ok(again.every((delivery) => delivery.message.getJMSRedelivered()));
+      for (const delivery of again) await delivery.settle({ kind: 'ack' });
+      await second.close();
+      await second.connect(signal());
+      await nothingWithin(second, 500);
+    } finally {
+      await closeAll(first, second);
+      await dropSession(url, clientId, 5);
+    }
+  },
+  TIMEOUT,
+);
+
+brokerTest(
+  'mqtt',
+  'mqtt connector - retry in a window hands the message out again before the ones waiting, and holds the later PUBACKs (BRG-4)',
+  async ({ url }) => {
+    const topic = topicName();
+    const clientId = `src-${randomUUID()}`;
+    const source = new MqttSource(config(url, { topic, clientId, plainBodyType: 'text' }), context);
+    try {
+      await source.connect(signal());
+      await publishNumbered(url, topic, 5, 3);
+      const [w0, w1] = await receiveTexts(source, 2);
+      await w0!.settle({ kind: 'retry' });
+      assert.ok((source.backlog() ?? 0) >= 1, 'the retried message waits to be handed out again');
+      await w1!.settle({ kind: 'ack' });
+      const again = await receive(source);
+      assert.equal(textOf(again), 'w-0', 'first in line');
+      assert.equal(again.message.getJMSRedelivered(), true);
+      const w2 = await receive(source);
+      assert.equal(textOf(w2), 'w-2');
+      await again.settle({ kind: 'ack' });
+      await w2.settle({ kind: 'ack' });
+      await source.close();
+      await source.connect(signal());
+      await nothingWithin(source, 500);
+    } finally {
+      await source.close();
+      await dropSession(url, clientId, 5);
+    }
   },
   TIMEOUT,
 );

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import pg from 'pg';
-import { TextMessage } from '../../src/index.js';
-import type { StoreOperation } from '../../src/jms/store-port.js';
 import { PostgresLease } from '../../src/store/postgres-lease.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import type { StoreError } from '../../src/store/store-error.js';
 import { FakeClock } from '../helpers/fake-clock.js';
+import { addOps } from '../helpers/store-contract.js';
 import { PG_URL, adminQuery, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
 
 const skip = await postgresSkip();
@@ -147,16 +146,6 @@ test(
   },
 );
 
-/** A message and its reference on queue://a, as the engine commits a persistent send. */
-function sendOps(id: string, seq: number): StoreOperation[] {
-  const message = new TextMessage(id);
-  message.setJMSMessageID(id);
-  return [
-    { op: 'addMessage', id, seq, message },
-    { op: 'addRef', backlog: 'queue://a', id, seq, deliveryCount: 0, notBefore: 0 },
-  ];
-}
-
 test(
   'fenced store - the active writes; once its lease is taken over, every commit fails as fenced and nothing of it is stored',
   { skip },
@@ -175,14 +164,14 @@ test(
     const active = await PostgresStore.open({ url: PG_URL, schema, fence: first.fence(1) });
     t.after(() => active.close());
     await active.recover();
-    await active.commit(sendOps('ID:1', 1));
+    await active.commit(addOps('ID:1', 1));
 
     // A second store on the same schema opens while the first is open: the lease, not a lock, decides who writes.
     await clock.advance(TTL_MS);
     assert.equal(await second.tryAcquire(), 2);
     const next = await PostgresStore.open({ url: PG_URL, schema, fence: second.fence(2) });
     t.after(() => next.close());
-    await assert.rejects(active.commit(sendOps('ID:2', 2)), (error: StoreError) => {
+    await assert.rejects(active.commit(addOps('ID:2', 2)), (error: StoreError) => {
       assert.equal(error.kind, 'fenced');
       assert.match(
         error.message,
@@ -192,7 +181,7 @@ test(
     });
     const recovered = [...(await next.recover()).refs].map((ref) => ref.id);
     assert.deepEqual(recovered, ['ID:1'], 'the fenced commit left nothing');
-    await next.commit(sendOps('ID:3', 3));
+    await next.commit(addOps('ID:3', 3));
     assert.deepEqual([...(await next.recover()).refs].map((ref) => ref.id).sort(), ['ID:1', 'ID:3']);
   },
 );
@@ -212,9 +201,9 @@ test(
     t.after(() => store.close());
     await store.recover();
     await clock.advance(TTL_MS);
-    await assert.rejects(store.commit(sendOps('ID:1', 1)), { kind: 'fenced' });
+    await assert.rejects(store.commit(addOps('ID:1', 1)), { kind: 'fenced' });
     assert.equal(await holder.renew(1), true);
-    await store.commit(sendOps('ID:2', 2));
+    await store.commit(addOps('ID:2', 2));
     assert.deepEqual(
       [...(await store.recover()).refs].map((ref) => ref.id),
       ['ID:2'],

@@ -5,19 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  ConnectionFactory,
-  JmsEngine,
-  type MessageStore,
-  type StoreOperation,
-  TextMessage,
-} from '../../src/index.js';
+import { ConnectionFactory, JmsEngine, type MessageStore, TextMessage } from '../../src/index.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { StoreError } from '../../src/store/store-error.js';
-import { storeContract } from '../helpers/store-contract.js';
-import { PG_URL, adminQuery, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
+import { addOps, storeContract } from '../helpers/store-contract.js';
+import {
+  PG_URL,
+  adminQuery,
+  dropSchema,
+  endConnectionsNamed,
+  postgresSkip,
+  uniqueSchema,
+} from '../helpers/postgres.js';
 import { closedPort } from '../helpers/ports.js';
 
 const skip = (await postgresSkip()) ?? false;
@@ -44,15 +45,6 @@ storeContract({
   },
 });
 
-function addOps(id: string, seq: number, backlog = 'queue://a'): StoreOperation[] {
-  const message = new TextMessage(id);
-  message.setJMSMessageID(id);
-  return [
-    { op: 'addMessage', id, seq, message },
-    { op: 'addRef', backlog, id, seq, deliveryCount: 0, notBefore: 0 },
-  ];
-}
-
 async function withSchema(fn: (schema: string) => Promise<void>): Promise<void> {
   const schema = uniqueSchema('pgstore');
   try {
@@ -60,6 +52,19 @@ async function withSchema(fn: (schema: string) => Promise<void>): Promise<void> 
   } finally {
     await dropSchema(schema);
   }
+}
+
+/** Runs `fn` on a store opened and recovered in a schema of its own; closes it and drops the schema after. */
+function withRecoveredStore(fn: (store: PostgresStore, schema: string) => Promise<void>): Promise<void> {
+  return withSchema(async (schema) => {
+    const store = await PostgresStore.open({ url: PG_URL, schema });
+    try {
+      await store.recover();
+      await fn(store, schema);
+    } finally {
+      await store.close();
+    }
+  });
 }
 
 function storeError(kind: string, pattern: RegExp, not?: string) {
@@ -134,24 +139,18 @@ test(
   'postgres store - a bad commit in a group is rejected alone; the others are stored (group commit)',
   { skip },
   () =>
-    withSchema(async (schema) => {
-      const store = await PostgresStore.open({ url: PG_URL, schema });
-      try {
-        await store.recover();
-        // Held back by a first commit, so the next ones share a group; one of them breaks a constraint.
-        const first = store.commit(addOps('ID:0', 100));
-        const good1 = store.commit(addOps('ID:1', 1));
-        const bad = store.commit(addOps('ID:2', 1)); // same seq as ID:1: the primary key refuses it
-        const good2 = store.commit(addOps('ID:3', 3));
-        await first;
-        await good1;
-        await assert.rejects(bad, storeError('write', /nothing of this commit was stored/));
-        await good2;
-        const refs = [...(await store.recover()).refs].map((r) => r.id);
-        assert.deepEqual(refs, ['ID:1', 'ID:3', 'ID:0']);
-      } finally {
-        await store.close();
-      }
+    withRecoveredStore(async (store) => {
+      // Held back by a first commit, so the next ones share a group; one of them breaks a constraint.
+      const first = store.commit(addOps('ID:0', 100));
+      const good1 = store.commit(addOps('ID:1', 1));
+      const bad = store.commit(addOps('ID:2', 1)); // same seq as ID:1: the primary key refuses it
+      const good2 = store.commit(addOps('ID:3', 3));
+      await first;
+      await good1;
+      await assert.rejects(bad, storeError('write', /nothing of this commit was stored/));
+      await good2;
+      const refs = [...(await store.recover()).refs].map((r) => r.id);
+      assert.deepEqual(refs, ['ID:1', 'ID:3', 'ID:0']);
     }),
 );
 
@@ -236,42 +235,36 @@ test(
   'postgres store - operations on the same rows in one group keep their order (group commit)',
   { skip },
   () =>
-    withSchema(async (schema) => {
-      const store = await PostgresStore.open({ url: PG_URL, schema });
-      try {
-        await store.recover();
-        const first = store.commit(addOps('ID:0', 100));
-        const message = new TextMessage('one');
-        message.setJMSMessageID('ID:1');
-        const group = [
-          store.commit([
-            { op: 'addMessage', id: 'ID:1', seq: 1, message },
-            { op: 'addRef', backlog: 'queue://q', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
-            { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
-          ]),
-          store.commit([
-            { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 1, notBefore: 10 },
-          ]),
-          store.commit([
-            { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 2, notBefore: 20 },
-          ]),
-          store.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]),
-          store.commit([
-            { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 5, notBefore: 50 },
-          ]),
-          store.commit([{ op: 'removeRef', backlog: 'queue://a', id: 'ID:0' }]),
-        ];
-        await first;
-        await Promise.all(group);
-        assert.ok(store.stats.transactions < store.stats.commits, 'the commits shared transactions');
-        const refs = [...(await store.recover()).refs].map(
-          (r) => `${r.backlog} ${r.id} ${r.deliveryCount} ${r.notBefore}`,
-        );
-        assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
-        assert.equal(store.readMessage('ID:0'), undefined);
-      } finally {
-        await store.close();
-      }
+    withRecoveredStore(async (store) => {
+      const first = store.commit(addOps('ID:0', 100));
+      const message = new TextMessage('one');
+      message.setJMSMessageID('ID:1');
+      const group = [
+        store.commit([
+          { op: 'addMessage', id: 'ID:1', seq: 1, message },
+          { op: 'addRef', backlog: 'queue://q', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+          { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 0, notBefore: 0 },
+        ]),
+        store.commit([
+          { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 1, notBefore: 10 },
+        ]),
+        store.commit([
+          { op: 'updateRef', backlog: 'queue://q', id: 'ID:1', deliveryCount: 2, notBefore: 20 },
+        ]),
+        store.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]),
+        store.commit([
+          { op: 'addRef', backlog: 'queue://r', id: 'ID:1', seq: 1, deliveryCount: 5, notBefore: 50 },
+        ]),
+        store.commit([{ op: 'removeRef', backlog: 'queue://a', id: 'ID:0' }]),
+      ];
+      await first;
+      await Promise.all(group);
+      assert.ok(store.stats.transactions < store.stats.commits, 'the commits shared transactions');
+      const refs = [...(await store.recover()).refs].map(
+        (r) => `${r.backlog} ${r.id} ${r.deliveryCount} ${r.notBefore}`,
+      );
+      assert.deepEqual(refs.sort(), ['queue://q ID:1 2 20', 'queue://r ID:1 5 50']);
+      assert.equal(store.readMessage('ID:0'), undefined);
     }),
 );
 
@@ -298,26 +291,17 @@ test(
   'postgres store - a lost connection is made again, and the store keeps its hold on the schema',
   { skip },
   () =>
-    withSchema(async (schema) => {
-      const store = await PostgresStore.open({ url: PG_URL, schema });
-      try {
-        await store.recover();
-        await store.commit(addOps('ID:1', 1));
-        await adminQuery(
-          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-          [`jms-gateway store ${schema}`],
-        );
-        // The first commit after the loss may fail (its connection was cut); the next ones go through.
-        await store.commit(addOps('ID:2', 2)).catch(() => undefined);
-        await store.commit(addOps('ID:3', 3));
-        await assert.rejects(
-          PostgresStore.open({ url: PG_URL, schema, lockTimeoutMs: 0 }),
-          storeError('locked', /in use by another gateway/),
-        );
-        assert.ok(store.readMessage('ID:3'));
-      } finally {
-        await store.close();
-      }
+    withRecoveredStore(async (store, schema) => {
+      await store.commit(addOps('ID:1', 1));
+      await endConnectionsNamed(`jms-gateway store ${schema}`);
+      // The first commit after the loss may fail (its connection was cut); the next ones go through.
+      await store.commit(addOps('ID:2', 2)).catch(() => undefined);
+      await store.commit(addOps('ID:3', 3));
+      await assert.rejects(
+        PostgresStore.open({ url: PG_URL, schema, lockTimeoutMs: 0 }),
+        storeError('locked', /in use by another gateway/),
+      );
+      assert.ok(store.readMessage('ID:3'));
     }),
 );
 
@@ -365,29 +349,20 @@ test(
   'postgres store - the reading connection is made again after a loss: a paged-out body is read back',
   { skip },
   () =>
-    withSchema(async (schema) => {
-      const store = await PostgresStore.open({ url: PG_URL, schema });
-      try {
-        await store.recover();
-        await store.commit(addOps('ID:1', 1));
-        assert.equal((store.readMessage('ID:1') as TextMessage).getText(), 'ID:1');
-        await adminQuery(
-          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
-          [`jms-gateway store reader ${schema}`],
-        );
-        // The read that meets the cut connection fails with a store error (the engine tries a paged
-        // body again); the next one connects anew.
-        let text: string | null | undefined;
-        for (let attempt = 0; attempt < 2 && text === undefined; attempt++) {
-          try {
-            text = (store.readMessage('ID:1') as TextMessage).getText();
-          } catch (error) {
-            assert.ok(error instanceof StoreError, String(error));
-          }
+    withRecoveredStore(async (store, schema) => {
+      await store.commit(addOps('ID:1', 1));
+      assert.equal((store.readMessage('ID:1') as TextMessage).getText(), 'ID:1');
+      await endConnectionsNamed(`jms-gateway store reader ${schema}`);
+      // The read that meets the cut connection fails with a store error (the engine tries a paged
+      // body again); the next one connects anew.
+      let text: string | null | undefined;
+      for (let attempt = 0; attempt < 2 && text === undefined; attempt++) {
+        try {
+          text = (store.readMessage('ID:1') as TextMessage).getText();
+        } catch (error) {
+          assert.ok(error instanceof StoreError, String(error));
         }
-        assert.equal(text, 'ID:1');
-      } finally {
-        await store.close();
       }
+      assert.equal(text, 'ID:1');
     }),
 );

@@ -4,8 +4,14 @@
  * connection episodes on both. Both write to a shared event log so tests can check the order of
  * sends and acknowledgements.
  */
-import type { Delivery, Outcome, Sink, Source } from '../../../src/spi/index.js';
-import { BackOffError, NotConnectedError, PoisonMessageError } from '../../../src/spi/index.js';
+import type { Delivery, Outcome, SendResult as BatchResult, Sink, Source } from '../../../src/spi/index.js';
+import {
+  BackOffError,
+  NotConnectedError,
+  OrderedBatches,
+  PoisonMessageError,
+  isPoison,
+} from '../../../src/spi/index.js';
 import { type EngineLogger, type Message, TextMessage } from '../../../src/index.js';
 import { Bridge, type BridgeConfig, type BridgeOptions } from '../../../src/bridge/index.js';
 import { FakeClock, settle } from '../../helpers/fake-clock.js';
@@ -418,12 +424,19 @@ export class RecordingLogger implements EngineLogger {
   }
 }
 
-/** A bridge over a fake source and sink, fake clock, recording logger, and fixed jitter. */
-export function fakeBridge(config: Partial<BridgeConfig> = {}, options: Partial<BridgeOptions> = {}) {
+/**
+ * A bridge over a fake source and sink, fake clock, recording logger, and fixed jitter;
+ * `makeSink` gives another fake sink (one that takes batches).
+ */
+export function fakeBridge<S extends FakeSink = FakeSink>(
+  config: Partial<BridgeConfig> = {},
+  options: Partial<BridgeOptions> = {},
+  makeSink: (clock: FakeClock, log: string[]) => S = (clock, log) => new FakeSink(clock, log) as S,
+) {
   const clock = new FakeClock();
   const log: string[] = [];
   const source = new FakeSource(clock, log);
-  const sink = new FakeSink(clock, log);
+  const sink = makeSink(clock, log);
   const logger = new RecordingLogger();
   const bridge = new Bridge(
     {
@@ -442,4 +455,82 @@ export function fakeBridge(config: Partial<BridgeConfig> = {}, options: Partial<
 /** Lets the runtime's promise chains run to rest (several rounds of `settle`). */
 export async function idle(): Promise<void> {
   for (let i = 0; i < 4; i++) await settle();
+}
+
+/**
+ * A {@link FakeSink} that also takes batches: each message goes as `send` would (the same
+ * scripts), results per message with the SPI's ordering rule (`OrderedBatches`). `inOrder`
+ * (default) writes nothing of a batch after a failure that is not poison, as a sink writing one
+ * stream in order does; otherwise it writes on (pipelined) and the rule reports the rest behind.
+ * `holdBatches` keeps each batch unanswered until `releaseBatch()`.
+ */
+export class FakeBatchSink extends FakeSink {
+  /** The texts of each batch handed over, in order. */
+  readonly batches: string[][] = [];
+  maxBatchesInFlight = 1;
+  inOrder = true;
+  holdBatches = false;
+  /** The target stream of a message (a Kafka partition); default one stream. */
+  streamOf: ((m: Message) => string) | undefined;
+  /** The most batches that were unanswered at once. */
+  mostInFlight = 0;
+  #inFlight = 0;
+  #ordered = new OrderedBatches();
+  #held: (() => void)[] = [];
+
+  /** Batches waiting for `releaseBatch()`. */
+  get heldBatches(): number {
+    return this.#held.length;
+  }
+
+  /** Answers the oldest held batch. */
+  releaseBatch(): void {
+    this.#held.shift()?.();
+  }
+
+  override connect(signal: AbortSignal): Promise<void> {
+    this.#ordered = new OrderedBatches();
+    return super.connect(signal);
+  }
+
+  async sendBatch(batch: readonly Message[], signal: AbortSignal): Promise<readonly BatchResult[]> {
+    this.batches.push(batch.map(textOf));
+    const turn = this.#ordered.begin();
+    this.#inFlight++;
+    this.mostInFlight = Math.max(this.mostInFlight, this.#inFlight);
+    try {
+      if (this.holdBatches)
+        await new Promise<void>((resolve, reject) => {
+          const release = () => {
+            signal.removeEventListener('abort', onAbort);
+            resolve();
+          };
+          const onAbort = () => {
+            this.#held = this.#held.filter((held) => held !== release);
+            reject(signal.reason as unknown);
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          this.#held.push(release);
+        });
+      const raw: BatchResult[] = [];
+      let failed = false;
+      for (const m of batch) {
+        if (failed && this.inOrder) {
+          raw.push({ ok: true }); // not written: the rule reports it behind the failure
+          continue;
+        }
+        try {
+          await this.send(m, signal);
+          raw.push({ ok: true });
+        } catch (error) {
+          raw.push({ ok: false, error: error as Error });
+          if (!isPoison(error)) failed = true;
+        }
+      }
+      const streamOf = this.streamOf;
+      return await turn.finish(raw, streamOf ? (i) => streamOf(batch[i]!) : undefined);
+    } finally {
+      this.#inFlight--;
+    }
+  }
 }

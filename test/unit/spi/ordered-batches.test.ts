@@ -6,7 +6,10 @@ import {
   MessageTooLargeError,
   NotConnectedError,
   OrderedBatches,
+  TextMessage,
   WaitingQueue,
+  writeBatchInTurn,
+  type BatchLane,
   type SendResult,
 } from '../../../src/spi/index.js';
 
@@ -92,6 +95,33 @@ test('ordered batches - finishing a turn twice is refused', async () => {
   const turn = batches.begin();
   await turn.finish([ok]);
   await assert.rejects(turn.finish([ok]), /finishes once/);
+});
+
+test('write batch in turn - writes batches one after the other without waiting for answers, then settles them in order', async () => {
+  const lane: BatchLane = { ordered: new OrderedBatches(), writing: Promise.resolve() };
+  const writes: string[] = [];
+  let room = (): void => {};
+  const roomMade = new Promise<void>((resolve) => (room = resolve));
+  let answer = (_result: SendResult): void => {};
+  const answered = new Promise<SendResult>((resolve) => (answer = resolve));
+  const first = writeBatchInTurn(lane, [new TextMessage('a'), new TextMessage('b')], async (message) => {
+    const text = (message as TextMessage).getText()!;
+    if (text === 'b') await roomMade;
+    writes.push(text);
+    return { result: text === 'a' ? answered : ok };
+  });
+  const second = writeBatchInTurn(lane, [new TextMessage('c')], (message) => {
+    writes.push((message as TextMessage).getText()!);
+    return Promise.resolve({ result: ok });
+  });
+  await nextTurn();
+  assert.deepEqual(writes, ['a'], 'the next message waits for its room, the next batch for this one');
+  room();
+  await nextTurn();
+  assert.deepEqual(writes, ['a', 'b', 'c'], "written while the first message's answer is still to come");
+  answer(fail(new BackOffError('nack')));
+  assert.deepEqual(kinds(await first), ['BackOffError', 'behind']);
+  assert.deepEqual(kinds(await second), ['behind']);
 });
 
 test('waiting queue - takeUpTo waits for the first item, then takes what is waiting without waiting for more', async () => {
