@@ -136,6 +136,15 @@ total() {
   for phase in "${phases[@]}"; do sum=$((sum + $(count "$phase" "$1" || echo 0))); done
   echo "$sum"
 }
+# Each phase's own list of failures scrolls away under the next phases' output: repeated here,
+# where the end of a CI log shows them all.
+for phase in "${phases[@]}"; do
+  if [[ "$(count "$phase" fail)" =~ ^[1-9] ]]; then
+    echo
+    echo "---- failures in the $phase phase ----"
+    sed -n '/^✖ failing tests:/,$p' "$log_dir/$phase.log" | head -n 80
+  fi
+done
 echo
 echo "npm test took $((unit_seconds + brokers_seconds + serial_seconds)) s: unit ${unit_seconds} s (parallel)," \
   "integration and e2e ${brokers_seconds} s (${brokers_concurrency} at a time)," \

@@ -137,14 +137,27 @@ export async function startBroker(kind: BrokerKind): Promise<void> {
   await waitUntilAnswers(kind);
 }
 
+/** What {@link restartBroker} does between the stop and the start. */
+export interface RestartOptions {
+  /** How long the broker stays down once stopped, ms. */
+  readonly downMs?: number;
+  /** Runs once the broker is down, before the down time; its result is returned. */
+  readonly whileDown?: () => Promise<unknown>;
+}
+
 /**
- * Stops the broker, keeps it down for `downMs`, and starts it again. The start is in a `finally`:
- * whatever failed while stopping, the broker is brought back before this returns or throws.
+ * Stops the broker, runs `whileDown`, keeps it down for `downMs`, and starts it again. The start
+ * is in a `finally`: whatever failed while stopping, the broker is brought back before this
+ * returns or throws.
  */
-export async function restartBroker(kind: BrokerKind, downMs = 1_000): Promise<{ downMs: number }> {
+export async function restartBroker(
+  kind: BrokerKind,
+  { downMs = 1_000, whileDown }: RestartOptions = {},
+): Promise<{ downMs: number }> {
   const stoppedAt = Date.now();
   try {
     await stopBroker(kind);
+    await whileDown?.();
     await sleep(downMs);
   } finally {
     await startBroker(kind);
