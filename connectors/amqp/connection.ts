@@ -83,3 +83,56 @@ export async function openConnection(
     throw classify(error, `cannot connect to the AMQP broker at ${url.host}`);
   }
 }
+
+/** The part of a net.Socket that {@link writeCoalescer} uses. */
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+  prependListener(event: 'drain', listener: () => void): unknown;
+}
+
+/**
+ * Makes the frames amqplib writes at one time go to the socket in one write. amqplib writes each
+ * frame (method, header, body) with its own `socket.write`: from a setImmediate that its channel
+ * stream's 'readable' event (emitted on the next tick) schedules, and, once the socket's buffer
+ * was full, from its 'drain' handler. A socket that is not corked makes each of those writes a
+ * system call, which took 9% of a bridge's CPU at 10,000 messages/s. So the socket is corked
+ * while amqplib writes, and uncorked once it is done, the frames leaving in one writev in the
+ * order amqplib wrote them:
+ * - after a publish (the returned function, called after each): corked once per turn, uncorked
+ *   in an immediate scheduled behind amqplib's (a tick queued after the 'readable' one schedules
+ *   it; immediates run in the order scheduled);
+ * - on 'drain': corked by a listener that runs before amqplib's, uncorked on the next tick,
+ *   since amqplib's handler writes synchronously.
+ * Without a socket to reach (an amqplib that no longer exposes `connection.stream`), it does nothing.
+ */
+export function writeCoalescer(connection: ChannelModel): () => void {
+  const socket = (connection as unknown as { connection?: { stream?: Partial<Corkable> } }).connection
+    ?.stream;
+  if (
+    typeof socket?.cork !== 'function' ||
+    typeof socket.uncork !== 'function' ||
+    typeof socket.prependListener !== 'function'
+  )
+    return () => {};
+  const corkable = socket as Corkable;
+  const uncork = (): void => corkable.uncork();
+  corkable.prependListener('drain', () => {
+    corkable.cork();
+    process.nextTick(uncork);
+  });
+  let corkedThisTurn = false;
+  const uncorkTurn = (): void => {
+    corkedThisTurn = false;
+    corkable.uncork();
+  };
+  const uncorkAfterMux = (): void => {
+    setImmediate(uncorkTurn);
+  };
+  return () => {
+    if (corkedThisTurn) return;
+    corkedThisTurn = true;
+    corkable.cork();
+    process.nextTick(uncorkAfterMux);
+  };
+}

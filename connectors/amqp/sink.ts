@@ -33,7 +33,7 @@ import {
   untilAborted,
   writeBatchInTurn,
 } from '../../src/spi/index.js';
-import { classify, connectionUser, replyCode, openConnection } from './connection.js';
+import { classify, connectionUser, replyCode, openConnection, writeCoalescer } from './connection.js';
 import { declareTopology } from './declare.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
 import { type BodyLimit, bodyLimit, checkBodySize, tooLargeAnswer } from './size-limit.js';
@@ -58,6 +58,8 @@ interface Session {
   closeError?: Error;
   /** The largest body the broker takes, when known. */
   readonly limit: BodyLimit | undefined;
+  /** Called after each publish: the frames of one turn's publishes go out in one write. */
+  readonly coalesceWrites: () => void;
   /** Set while the socket's write buffer is full: sends wait for it to drain. */
   draining?: Promise<void> | undefined;
   /** Applies the batch ordering rule to this channel's batches (confirms come in publish order). */
@@ -120,6 +122,7 @@ export class AmqpSink implements Sink {
         channel,
         pending: new Set(),
         limit,
+        coalesceWrites: writeCoalescer(connection),
         ordered: new OrderedBatches(),
         writing: Promise.resolve(),
         lost: false,
@@ -264,6 +267,7 @@ export class AmqpSink implements Sink {
           { ...outgoing.properties, mandatory: this.#config.mandatory },
           confirmed,
         );
+        session.coalesceWrites();
       } catch (error) {
         session.pending.delete(entry);
         reject(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { Socket } from 'node:net';
 import { connect, type Channel, type ChannelModel } from 'amqplib';
 import {
   BackOffError,
@@ -585,6 +586,62 @@ brokerTest(
       assert.deepEqual(numbers, [...Array(500).keys()]);
       assert.ok(largest > 1, 'receiveBatch took more than one buffered delivery at least once');
       assert.ok(sink.maxBatchesInFlight > 1);
+    });
+  },
+  TIMEOUT,
+);
+
+/**
+ * Counts the writes that reach the system from sockets connected to `port` while `body` runs:
+ * a write of one buffer (`_write`) or of several at once (`_writev`) is one system call.
+ */
+async function socketWritesTo<T>(
+  port: number,
+  body: () => Promise<T>,
+): Promise<{ result: T; writes: number }> {
+  const prototype = Socket.prototype as unknown as Record<
+    '_write' | '_writev',
+    (...args: unknown[]) => unknown
+  >;
+  const originals = { _write: prototype._write, _writev: prototype._writev };
+  let writes = 0;
+  for (const name of ['_write', '_writev'] as const) {
+    const original = originals[name];
+    prototype[name] = function (this: Socket, ...args: unknown[]) {
+      if (this.remotePort === port) writes++;
+      return original.apply(this, args);
+    };
+  }
+  try {
+    return { result: await body(), writes };
+  } finally {
+    Object.assign(prototype, originals);
+  }
+}
+
+brokerTest(
+  'amqp',
+  'amqp connector - the frames of a batch leave in a few socket writes, not one a message, and arrive in order',
+  async ({ url }, t) => {
+    await withPair(url, { prefetch: 500 }, async ({ source, sink }) => {
+      const batch = numbered(300, 1024);
+      const { result, writes } = await socketWritesTo(Number(new URL(url).port || 5672), () =>
+        sink.sendBatch(batch, signal()),
+      );
+      assert.deepEqual(kinds(result), Array(300).fill('ok'));
+      // amqplib writes each message (its method, header and body frames) with a write of its
+      // own: 300 uncorked. Corked, one goes each time the socket's buffer fills (16 KiB, about a
+      // dozen 1 KiB messages).
+      t.diagnostic(`${writes} socket writes for 300 messages`);
+      assert.ok(writes < 100, `${writes} socket writes for 300 messages`);
+      const numbers: number[] = [];
+      while (numbers.length < 300) {
+        for (const delivery of await withTimeout(source.receiveBatch(100, signal()), WAIT_MS, 'deliveries')) {
+          numbers.push(numberOf((delivery.message as TextMessage).getText()!));
+          await delivery.settle({ kind: 'ack' });
+        }
+      }
+      assert.deepEqual(numbers, [...Array(300).keys()]);
     });
   },
   TIMEOUT,
