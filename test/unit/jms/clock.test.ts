@@ -180,11 +180,48 @@ test('clock - a waiting receive(timeout) answered by a send leaves no timer behi
     await producer.send(new TextMessage(`m${i}`));
     assert.equal(((await waiting) as TextMessage | null)?.getText(), `m${i}`);
   }
-  assert.equal(engine.engine.timers.size, before, 'each answered receive took its timeout timer out');
+  assert.equal(
+    engine.engine.timers.size,
+    before + 1,
+    "the answered receives left nothing behind but the consumer's one timeout timer",
+  );
   const waiting = consumer.receive(30_000);
   await engine.clock.advance(30_000);
   assert.equal(await waiting, null);
-  assert.equal(engine.engine.timers.size, before);
+  assert.equal(engine.engine.timers.size, before, 'nothing waits: no timer is left');
+});
+
+test('clock - receives with different timeouts on one consumer each end at their own deadline (SES-5)', async (t) => {
+  const engine = testEngine();
+  t.after(() => engine.close());
+  const connection = engine.connect();
+  const session = connection.createSession();
+  const queue = session.createQueue('receive-deadlines');
+  const producer = session.createProducer(queue);
+  const consumer = session.createConsumer(queue);
+  const before = engine.engine.timers.size;
+  const ended: string[] = [];
+  const receive = (name: string, timeoutMs: number) =>
+    consumer.receive(timeoutMs).then((message) => {
+      ended.push(`${name}:${message === null ? 'null' : (message as TextMessage).getText()}`);
+    });
+  const long = receive('long', 5_000);
+  const short = receive('short', 1_000);
+  const untimed = receive('untimed', 0);
+  await engine.clock.advance(999);
+  assert.deepEqual(ended, [], 'nothing ends before its deadline');
+  await engine.clock.advance(1);
+  await short;
+  assert.deepEqual(ended, ['short:null'], 'the later-armed, shorter one ends first');
+  await producer.send(new TextMessage('first'));
+  await long;
+  assert.deepEqual(ended, ['short:null', 'long:first'], 'a message goes to the longest-waiting receive');
+  await engine.clock.advance(10_000);
+  assert.deepEqual(ended, ['short:null', 'long:first'], 'a receive without a timeout keeps waiting');
+  assert.equal(engine.engine.timers.size, before, 'only an untimed receive waits: no timeout timer is armed');
+  await producer.send(new TextMessage('second'));
+  await untimed;
+  assert.deepEqual(ended, ['short:null', 'long:first', 'untimed:second']);
 });
 
 test('clock - receive(timeout) answered by a message already there arms no timer (SES-5)', async (t) => {
