@@ -28,7 +28,9 @@
  * Targets: the bridge ≥ 70% of the batched raw pipe and ≥ 5× the bridge one at a time; 0 lost,
  * 0 out of order. Needs RabbitMQ (:5672), Mosquitto (:1883) and Kafka (:9092), or the URLs in
  * AMQP_URL / MQTT_URL / KAFKA_BROKERS. `BENCH_BRIDGE_PIPES=kafka-amqp,amqp-queue-kafka` runs only
- * those routes; `BENCH_BRIDGE_MESSAGES` sets the messages per throughput run (default 5,000).
+ * those routes; `BENCH_BRIDGE_MESSAGES` sets the messages per throughput run (default 5,000);
+ * `BENCH_GATEWAY_NODE_ARGS` passes Node options to the gateway process of the queue route (for
+ * instance `--cpu-prof --cpu-prof-dir=/tmp/prof` to see where its time goes).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -420,7 +422,15 @@ function gatewayPipe(names: Names, extra: string): Pipe {
       await writeFile(join(dir, 'gateway.yaml'), gatewayYaml(names, extra));
       const started = spawn(
         process.execPath,
-        [...cliCommand(), 'run', '--config', 'gateway.yaml', '--admin-port', '0'],
+        [
+          ...(process.env['BENCH_GATEWAY_NODE_ARGS']?.split(' ').filter(Boolean) ?? []),
+          ...cliCommand(),
+          'run',
+          '--config',
+          'gateway.yaml',
+          '--admin-port',
+          '0',
+        ],
         {
           cwd: dir,
           stdio: ['ignore', 'pipe', 'pipe'],
