@@ -13,8 +13,8 @@
  * in memory, so the clean run never yields, and such a clock would charge the failing run alone
  * for some 1,250 turns and the young-generation collections V8 runs on them (about 30 ms a run,
  * docs/delivery.md), which a gateway doing network I/O pays with or without failures.
- * Targets (issue "Delivery lifecycle"): ≥ 80% of the no-failure throughput, and order held
- * within every unit.
+ * Targets: ≥ 90% of the no-failure throughput (issue "Reshape the engine"; "Delivery lifecycle"
+ * asked for 80%), and order held within every unit.
  */
 import {
   type Clock,
@@ -209,7 +209,7 @@ for (const consumers of [1, 8]) {
   results[`consumers${consumers}Failing`] = failingRate;
   results[`consumers${consumers}Ratio`] = ratio;
   results[`consumers${consumers}OrderHeld`] = failing.orderHeld && clean.orderHeld;
-  target(`${label}: with failures ≥ 80% of no failures (got ${(ratio * 100).toFixed(1)}%)`, ratio >= 0.8);
+  target(`${label}: with failures ≥ 90% of no failures (got ${(ratio * 100).toFixed(1)}%)`, ratio >= 0.9);
   target(`${label}: order held within every unit of order`, failing.orderHeld && clean.orderHeld);
   target(
     `${label}: every poison message parked (${failing.parked} of ${MESSAGES / 100})`,

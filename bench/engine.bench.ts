@@ -2,7 +2,8 @@
  * In-memory engine throughput: non-persistent queue send→receive and topic fan-out through the
  * JMS API, next to a bare array FIFO driven the same way (the same `await` per send and per
  * receive, so the ratio is the engine's own cost, not promise plumbing).
- * Targets (issue "Foundation"): ≥ 300,000 messages/s queue send+receive and ≥ 25% of the FIFO.
+ * Targets: ≥ 300,000 messages/s queue send+receive (issue "Foundation") and ≥ 40% of the FIFO
+ * (issue "Reshape the engine"; "Foundation" asked for 25%).
  *
  * Then `receive(30000)` against `receive()`: a receive with a timeout arms a timer and cancels it
  * when a message comes, so a loop of them must cost no more pass after pass than one without (a
@@ -234,7 +235,7 @@ target(
   `queue send+receive ≥ 300,000 msg/s (got ${queueEngine.rate.toLocaleString('en-US')})`,
   queueEngine.rate >= 300_000,
 );
-target(`queue send+receive ≥ 25% of the bare FIFO (got ${(ratio * 100).toFixed(1)}%)`, ratio >= 0.25);
+target(`queue send+receive ≥ 40% of the bare FIFO (got ${(ratio * 100).toFixed(1)}%)`, ratio >= 0.4);
 for (const { form, ratio } of receiveRatios) {
   target(
     `${form}: last pass of receive(${RECEIVE_TIMEOUT_MS}) ≥ 80% of receive()'s (got ${(ratio * 100).toFixed(1)}%)`,
