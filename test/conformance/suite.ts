@@ -209,15 +209,17 @@ class Collector {
   }
 }
 
-/** No arrival for this long, with nothing in flight, and the target is quiet: no more copies come. */
 /** How long the restart tests keep the broker down, ms. */
 const BROKER_DOWN_MS = 1_000;
+/** No arrival for this long, with nothing in flight, and the target is quiet: no more copies come. */
 const QUIET_MS = 300;
 /** The longest a flow waits for its target to become quiet after the last original arrived. */
 const QUIET_MAX_MS = 5_000;
 
-/** Puts `count` persistent text messages with `seq` (and a group when `groups` > 1) into an engine queue. */
-/** Sends the messages numbered `from` (inclusive) to `count` (exclusive) into `queue`. */
+/**
+ * Puts persistent text messages with `seq` from `from` (inclusive) to `count` (exclusive), and a
+ * group when `groups` > 1, into an engine queue.
+ */
 async function prefill(
   engine: JmsEngine,
   queue: string,
@@ -832,7 +834,6 @@ export function conformanceSuite<K extends BrokerKind>(name: string, factory: Co
               [...collector.distinct].filter((seq) => seq >= Math.floor(RESTART_FLOW / 2)).length;
             let secondHalfWhileDown = 0;
             const restart = await restartBroker(factory.broker, {
-              downMs: 0,
               whileDown: async () => {
                 await sendRest();
                 await sleep(BROKER_DOWN_MS);

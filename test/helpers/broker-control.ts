@@ -139,16 +139,16 @@ export async function startBroker(kind: BrokerKind): Promise<void> {
 
 /** What {@link restartBroker} does between the stop and the start. */
 export interface RestartOptions {
-  /** How long the broker stays down once stopped, ms. */
+  /** How long the broker stays down once stopped, ms (without `whileDown`). */
   readonly downMs?: number;
-  /** Runs once the broker is down, before the down time; its result is returned. */
+  /** Runs once the broker is down; the broker stays down until it resolves, instead of `downMs`. */
   readonly whileDown?: () => Promise<unknown>;
 }
 
 /**
- * Stops the broker, runs `whileDown`, keeps it down for `downMs`, and starts it again. The start
- * is in a `finally`: whatever failed while stopping, the broker is brought back before this
- * returns or throws.
+ * Stops the broker, keeps it down (for `downMs`, or while `whileDown` runs), and starts it again.
+ * The start is in a `finally`: whatever failed while stopping, the broker is brought back before
+ * this returns or throws.
  */
 export async function restartBroker(
   kind: BrokerKind,
@@ -157,8 +157,8 @@ export async function restartBroker(
   const stoppedAt = Date.now();
   try {
     await stopBroker(kind);
-    await whileDown?.();
-    await sleep(downMs);
+    if (whileDown) await whileDown();
+    else await sleep(downMs);
   } finally {
     await startBroker(kind);
   }
