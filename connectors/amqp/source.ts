@@ -2,7 +2,8 @@
  * Consumes an AMQP queue with manual acknowledgement and a prefetch window. Settling maps to the
  * broker as follows:
  *
- * - `ack` → `basic.ack`: the broker forgets the message.
+ * - `ack` → `basic.ack`: the broker forgets the message. The acks settled in one turn go as one
+ *   frame where they can (`acks.ts`).
  * - `retry` → `basic.nack(requeue=true)`: the broker puts it back and delivers it again, marked
  *   redelivered (JMSRedelivered). The runtime waits the redelivery delay before it settles
  *   with `retry` (AMQP 0-9-1 has no delayed requeue).
@@ -24,6 +25,7 @@ import {
   type Source,
   WaitingQueue,
 } from '../../src/spi/index.js';
+import { ChannelAcks } from './acks.js';
 import { classify, openConnection } from './connection.js';
 import { declareTopology } from './declare.js';
 import { fromAmqp } from './mapping.js';
@@ -34,6 +36,8 @@ interface Session {
   readonly connection: ChannelModel;
   readonly channel: Channel;
   readonly deliveries: WaitingQueue<Delivery>;
+  /** Acks settled in one turn go as one frame. */
+  readonly acks: ChannelAcks;
   lost: boolean;
 }
 
@@ -66,7 +70,13 @@ export class AmqpSource implements Source {
       channel.on('error', (error: Error) =>
         this.#context.logger.warn({ ...log, error: error.message }, 'amqp channel error'),
       );
-      session = { connection, channel, deliveries: new WaitingQueue<Delivery>(), lost: false };
+      session = {
+        connection,
+        channel,
+        deliveries: new WaitingQueue<Delivery>(),
+        acks: new ChannelAcks(channel),
+        lost: false,
+      };
       const current = session;
       connection.on('close', () => this.#lose(current, 'the connection to the AMQP broker was closed'));
       channel.on('close', () => this.#lose(current, 'the AMQP channel was closed'));
@@ -115,6 +125,9 @@ export class AmqpSource implements Source {
     if (session.lost) return;
     session.lost = true;
     session.deliveries.fail(new NotConnectedError(reason));
+    session.acks.lose(
+      new NotConnectedError('the channel this message came on is closed; the broker delivers it again'),
+    );
     if (this.#session === session) {
       this.#context.logger.warn({ bridge: this.#context.name, queue: this.#queue }, reason);
       session.connection.close().catch(() => {});
@@ -127,6 +140,7 @@ export class AmqpSource implements Source {
       this.#lose(session, `the broker cancelled the consumer of queue '${this.#queue}' (queue deleted?)`);
       return;
     }
+    session.acks.delivered(raw);
     const { message, warnings } = fromAmqp(raw, Date.now());
     if (warnings.length > 0) {
       this.#context.logger.warn(
@@ -145,9 +159,9 @@ export class AmqpSource implements Source {
         return Promise.reject(
           new NotConnectedError('the channel this message came on is closed; the broker delivers it again'),
         );
+      if (outcome.kind === 'ack') return session.acks.ack(raw);
       try {
-        if (outcome.kind === 'ack') session.channel.ack(raw);
-        else session.channel.nack(raw, false, outcome.kind === 'retry');
+        session.acks.nack(raw, outcome.kind === 'retry');
         return Promise.resolve();
       } catch (error) {
         return Promise.reject(

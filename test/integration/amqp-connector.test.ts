@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Socket } from 'node:net';
-import { connect, type Channel, type ChannelModel } from 'amqplib';
+import { connect, type Channel, type ChannelModel, type Message } from 'amqplib';
 import {
   BackOffError,
   EndpointConfigurationError,
@@ -708,6 +708,63 @@ brokerTest(
       await sink.close();
       await deleteQueues(url, queue);
     }
+  },
+  TIMEOUT,
+);
+
+/**
+ * The `basic.ack` frames amqplib's channels write while `body` runs, as `7` or `≤9` (multiple),
+ * in order.
+ */
+async function ackFramesDuring<T>(url: string, body: () => Promise<T>): Promise<string[]> {
+  // The class of every channel amqplib makes, taken from one.
+  type Ack = (this: unknown, message: Message, allUpTo?: boolean) => void;
+  const prototype = await admin(url, (channel) =>
+    Promise.resolve(Object.getPrototypeOf(channel) as { ack: Ack }),
+  );
+  const original = prototype.ack;
+  const frames: string[] = [];
+  prototype.ack = function (message, allUpTo) {
+    frames.push(`${allUpTo ? '≤' : ''}${message.fields.deliveryTag}`);
+    return original.call(this, message, allUpTo);
+  };
+  try {
+    await body();
+    return frames;
+  } finally {
+    prototype.ack = original;
+  }
+}
+
+brokerTest(
+  'amqp',
+  'amqp connector - acks settled in one turn go as one multiple ack; a delivery left open is not acknowledged with them and comes back (BRG-1)',
+  async ({ url }) => {
+    await withPair(url, { prefetch: 300 }, async ({ source, sink, queue }) => {
+      assert.deepEqual(kinds(await sink.sendBatch(numbered(300), signal())), Array(300).fill('ok'));
+      const received: Delivery[] = [];
+      while (received.length < 300)
+        received.push(
+          ...(await withTimeout(source.receiveBatch(300 - received.length, signal()), WAIT_MS, 'deliveries')),
+        );
+      const open = received[149]!;
+      const frames = await ackFramesDuring(url, () =>
+        Promise.all(
+          received
+            .filter((delivery) => delivery !== open)
+            .map((delivery) => delivery.settle({ kind: 'ack' })),
+        ),
+      );
+      assert.equal(frames[0], '≤149', 'one frame for the run before the open delivery');
+      assert.equal(frames.length, 151, 'and one each after it, which must not wait for it');
+      await source.close();
+      assert.equal(await messageCount(url, queue), 1, 'only the open delivery is back in the queue');
+      await source.connect(signal());
+      const again = await receive(source);
+      assert.equal(numberOf((again.message as TextMessage).getText()!), 149);
+      assert.equal(again.message.getJMSRedelivered(), true);
+      await again.settle({ kind: 'ack' });
+    });
   },
   TIMEOUT,
 );
