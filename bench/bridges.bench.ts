@@ -44,7 +44,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { connect as amqpConnect, type ConsumeMessage } from 'amqplib';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
+import type { Consumer, Producer } from 'kafkajs';
+import { Kafka, logLevel } from '../connectors/kafka/kafkajs.js';
 import { Bridge, type BridgeConfig } from '../src/bridge/index.js';
 import {
   createXPathEvaluator,

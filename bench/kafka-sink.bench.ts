@@ -8,7 +8,8 @@
  * (or KAFKA_BROKERS, comma-separated).
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
+import { Kafka, logLevel } from '../connectors/kafka/kafkajs.js';
 import type { ConnectorContext, Sink } from '../src/spi/index.js';
 import { kafkaConnector } from '../connectors/kafka/index.js';
 import { best, printJson, printTable, target, type BenchRow } from './lib.js';

@@ -4,7 +4,6 @@
  */
 import { type Socket, connect as netConnect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Kafka, logLevel } from 'kafkajs';
 import type {
   Admin,
   Consumer,
@@ -18,6 +17,7 @@ import type {
 } from 'kafkajs';
 import type { ConnectorContext, EngineLogger } from '../../src/spi/index.js';
 import { kafkaClientLevel } from './client-log.js';
+import { Kafka, logLevel } from './kafkajs.js';
 import type { KafkaConfig, KafkaSaslConfig, KafkaSslConfig } from './spec.js';
 
 /** The default client id and group id: one per bridge, readable in broker tools. */

@@ -33,7 +33,6 @@
  * the record of what was sent (see docs/bridges.md, "Where exactly-once ends").
  */
 import type { Message as KafkaMessage, PartitionMetadata, Producer, ProducerRecord } from 'kafkajs';
-import kafkajs from 'kafkajs';
 import {
   EndpointConfigurationError,
   NotConnectedError,
@@ -48,6 +47,7 @@ import { createAdmin, createProducer, defaultClientId, disconnectFully } from '.
 import { ensureTopic } from './create-topic.js';
 import { classifyConnectionError, classifySendError } from './errors.js';
 import { readForwardedIds } from './forwarded-ids.js';
+import { CompressionTypes, Partitioners } from './kafkajs.js';
 import { FORWARDED_BY_HEADER, messageToRecord } from './mapping.js';
 import { type RecordChunk, chunkRecords } from './record-chunks.js';
 import {
@@ -59,7 +59,6 @@ import {
 import type { KafkaConfig } from './spec.js';
 
 // CommonJS exports the ESM loader does not see by name.
-const { CompressionTypes, Partitioners } = kafkajs;
 
 /**
  * Batches the sink takes at once (see {@link Sink.maxBatchesInFlight}): as many as an idempotent

@@ -6,8 +6,8 @@
  * refuses a record over either before sending it, as poison (DLV-9).
  */
 import type { Admin, Message as KafkaMessage } from 'kafkajs';
-import kafkajs from 'kafkajs';
 import { MessageTooLargeError } from '../../src/spi/index.js';
+import { ConfigResourceTypes } from './kafkajs.js';
 
 /** One limit the sink checks, and where it comes from (for the poison reason). */
 export interface SizeLimit {
@@ -29,7 +29,6 @@ export interface RequestEnvelope {
 }
 
 // A CommonJS export the ESM loader does not see by name.
-const { ConfigResourceTypes } = kafkajs;
 
 /** Bytes of a v2 record batch header (base offset and length included), as Kafka counts them. */
 const RECORD_BATCH_OVERHEAD = 61;

@@ -4,7 +4,7 @@
  * JMSXGroupID (the sink's default) over four partitions, which the bridge runs as ordering units.
  */
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { resolveConfig } from '../../src/spi/index.js';
 import { kafkaConnector, type KafkaConfig } from '../../connectors/kafka/index.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { connect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { amqpBroker, connected, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';

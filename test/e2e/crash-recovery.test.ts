@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { outOfOrder, publishUntilStopped, readCommittedKeys } from '../helpers/keyed-flow.js';

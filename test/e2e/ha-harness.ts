@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { amqpBroker, connected, kafkaBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { outOfOrder, readCommittedKeys } from '../helpers/keyed-flow.js';

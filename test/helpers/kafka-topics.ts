@@ -4,7 +4,7 @@
  * that is deleted afterwards, so parallel runs against the shared broker never meet.
  */
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import type { Admin, ITopicConfig } from 'kafkajs';
 import { resolveConfig, type ConnectorContext } from '../../src/spi/index.js';
 import { KafkaSink, KafkaSource, kafkaConfigSchema } from '../../connectors/kafka/index.js';

@@ -4,7 +4,7 @@
  * reached a Kafka topic, read to its end with read_committed.
  */
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { uniqueName } from './names.js';
 
 /** Message groups: each is a Kafka record key, so one partition, in order. */

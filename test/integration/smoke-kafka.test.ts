@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import type { KafkaMessage } from 'kafkajs';
 import { brokerTest } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';

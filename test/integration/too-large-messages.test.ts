@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import { connect as amqpConnect } from 'amqplib';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import type { Admin } from 'kafkajs';
 import { Bridge, ERROR_REASON, InternalSink, InternalSource } from '../../src/bridge/index.js';
 import {

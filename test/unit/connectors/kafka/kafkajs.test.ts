@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+// First, so that it loads kafkajs in this process, as the connector does in the gateway's.
+import { encoderBuffers } from '../../../../connectors/kafka/kafkajs.js';
+
+const require = createRequire(import.meta.url);
+
+interface EncodedBatch {
+  buffer: Buffer;
+}
+type RecordBatchEncoder = (batch: Record<string, unknown>) => Promise<EncodedBatch>;
+type RecordEncoder = (record: Record<string, unknown>) => unknown;
+interface DecodedRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, Buffer>;
+}
+
+const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
+  RecordBatch: RecordBatchEncoder;
+};
+const Record = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as RecordEncoder;
+const Long = require('kafkajs/src/utils/long.js') as { fromInt(value: number): unknown };
+const Decoder = require('kafkajs/src/protocol/decoder.js') as new (buffer: Buffer) => unknown;
+const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder.js') as (
+  decoder: unknown,
+) => Promise<{ records: DecodedRecord[] }>;
+
+/** Records of every size class an encoder grows through: empty, small, around 512 B, 1 KB, 70 KB. */
+function records(): { key: string | null; value: string | null; headers: Record<string, string> }[] {
+  return [0, 1, 100, 500, 511, 512, 513, 1_024, 4_000, 70_000].map((size, index) => ({
+    key: index % 3 === 0 ? null : `key-${index}`,
+    value: size === 0 ? null : 'v'.repeat(size),
+    headers: { 'jms.bodyType': 'text', JMSMessageID: `ID:m-${index}`, JMSPriority: String(index % 10) },
+  }));
+}
+
+async function encode(): Promise<Buffer> {
+  const batch = await RecordBatch({
+    firstOffset: Long.fromInt(0),
+    firstTimestamp: 1_700_000_000_000,
+    maxTimestamp: 1_700_000_000_000,
+    producerId: Long.fromInt(7),
+    records: records().map((record, offsetDelta) => Record({ ...record, offsetDelta, timestampDelta: 0 })),
+  });
+  return Buffer.from(batch.buffer);
+}
+
+/** Fills what `Buffer.allocUnsafe` hands out next (Node's pool, and freed memory) with `byte`. */
+function dirtyMemory(byte: number): void {
+  for (let index = 0; index < 64; index++) Buffer.allocUnsafe(4_096).fill(byte);
+  Buffer.allocUnsafe(256 * 1_024).fill(byte);
+}
+
+test('kafkajs - the connector loads it first, so every encoder it makes uses uninitialised buffers', () => {
+  assert.equal(encoderBuffers, 'all');
+});
+
+test('kafkajs - a record batch is the same bytes whatever the memory its buffers came from held, and decodes back', async () => {
+  dirtyMemory(0xaa);
+  const first = await encode();
+  dirtyMemory(0x55);
+  const second = await encode();
+  assert.ok(first.equals(second), 'a byte left unwritten would differ between the two');
+  const decoded = await decodeBatch(new Decoder(first));
+  assert.deepEqual(
+    decoded.records.map((record) => ({
+      key: record.key?.toString() ?? null,
+      value: record.value?.toString() ?? null,
+      headers: Object.fromEntries(
+        Object.entries(record.headers).map(([name, value]) => [name, value.toString()]),
+      ),
+    })),
+    records(),
+  );
+});
