@@ -15,18 +15,18 @@
 import type { Channel, Message } from 'amqplib';
 import { NotConnectedError } from '../../src/spi/index.js';
 
-type Settlement = 'open' | 'ack' | 'done';
-
 /** What the coalescer writes to: the channel's `ack` and `nack` (amqplib's `Channel`). */
 export type AckChannel = Pick<Channel, 'ack' | 'nack'>;
 
 export class ChannelAcks {
   readonly #channel: AckChannel;
-  /** Deliveries in the order the broker sent them (ascending delivery tags), from `#head` on. */
-  #deliveries: Message[] = [];
-  #head = 0;
-  /** The settlement of each delivery from `#head` on: open, ack waiting for the write, or done. */
-  readonly #state = new Map<number, Settlement>();
+  /**
+   * The deliveries not yet acknowledged at the broker, by delivery tag, in the order the broker
+   * sent them (a Map keeps insertion order, and tags ascend): `true` once settled `ack` and
+   * waiting for the write. What was written leaves at once, so a delivery held open for long
+   * (a retry at the head of its unit) keeps only itself here, not everything acknowledged since.
+   */
+  readonly #unacked = new Map<number, { readonly message: Message; ack: boolean }>();
   /** Acks waiting for the write, with the settles waiting for them. */
   #pending: { message: Message; resolve: () => void; reject: (error: Error) => void }[] = [];
   #lost: Error | undefined;
@@ -35,17 +35,22 @@ export class ChannelAcks {
     this.#channel = channel;
   }
 
+  /** Deliveries of this channel the broker holds unacknowledged, as far as this side wrote. */
+  get unacknowledged(): number {
+    return this.#unacked.size;
+  }
+
   /** A delivery the broker sent on this channel, in the order it sent them. */
   delivered(message: Message): void {
-    this.#deliveries.push(message);
-    this.#state.set(message.fields.deliveryTag, 'open');
+    this.#unacked.set(message.fields.deliveryTag, { message, ack: false });
   }
 
   /** Acknowledges a delivery with the others settled in this turn; resolves once written. */
   ack(message: Message): Promise<void> {
     if (this.#lost) return Promise.reject(this.#lost);
     return new Promise<void>((resolve, reject) => {
-      this.#state.set(message.fields.deliveryTag, 'ack');
+      const entry = this.#unacked.get(message.fields.deliveryTag);
+      if (entry) entry.ack = true;
       if (this.#pending.length === 0) queueMicrotask(() => this.#write());
       this.#pending.push({ message, resolve, reject });
     });
@@ -55,12 +60,13 @@ export class ChannelAcks {
   nack(message: Message, requeue: boolean): void {
     if (this.#lost) throw this.#lost;
     this.#channel.nack(message, false, requeue);
-    this.#state.set(message.fields.deliveryTag, 'done');
+    this.#unacked.delete(message.fields.deliveryTag);
   }
 
   /** The channel is gone: acks not yet written fail, and so does every later settle. */
   lose(error: Error): void {
     this.#lost ??= error;
+    this.#unacked.clear();
     this.#fail(this.#pending.splice(0), error);
   }
 
@@ -71,13 +77,13 @@ export class ChannelAcks {
       return;
     }
     try {
-      const last = this.#passSettledRun();
+      const last = this.#takeSettledRun();
       if (last) this.#channel.ack(last, true);
       for (const { message } of pending) {
         const tag = message.fields.deliveryTag;
-        if (this.#state.get(tag) !== 'ack') continue;
+        if (!this.#unacked.get(tag)?.ack) continue;
         this.#channel.ack(message);
-        this.#state.set(tag, 'done');
+        this.#unacked.delete(tag);
       }
     } catch (error) {
       this.lose(new NotConnectedError('could not settle: the channel is closed', { cause: error }));
@@ -88,25 +94,15 @@ export class ChannelAcks {
   }
 
   /**
-   * Moves the head past the oldest deliveries that are all settled; returns the last ack among
-   * them (to be written with `multiple`), if any.
+   * Takes the oldest unacknowledged deliveries while they are settled `ack`; returns the last of
+   * them (to be written with `multiple`, which covers them all), if any.
    */
-  #passSettledRun(): Message | undefined {
+  #takeSettledRun(): Message | undefined {
     let last: Message | undefined;
-    const deliveries = this.#deliveries;
-    while (this.#head < deliveries.length) {
-      const message = deliveries[this.#head]!;
-      const tag = message.fields.deliveryTag;
-      const state = this.#state.get(tag);
-      if (state === 'open') break;
-      if (state === 'ack') last = message;
-      this.#state.delete(tag);
-      this.#head++;
-    }
-    // Drop what the head passed once it is most of the array, so neither grows without bound.
-    if (this.#head > 1024 && this.#head * 2 > deliveries.length) {
-      this.#deliveries = deliveries.slice(this.#head);
-      this.#head = 0;
+    for (const [tag, entry] of this.#unacked) {
+      if (!entry.ack) break;
+      last = entry.message;
+      this.#unacked.delete(tag);
     }
     return last;
   }

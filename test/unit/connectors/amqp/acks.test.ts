@@ -76,6 +76,19 @@ test('amqp acks - acks of later turns each go in their own write, covering only 
   assert.equal(frames.at(-1), 'ack ≤3001', 'tags go on after the passed deliveries were dropped');
 });
 
+test('amqp acks - a delivery held open keeps only itself unacknowledged while thousands after it are acknowledged', async () => {
+  const { channel, frames } = recordingChannel();
+  const acks = new ChannelAcks(channel);
+  const [held, ...rest] = deliveries(acks, 5_001);
+  for (let from = 0; from < rest.length; from += 100)
+    await Promise.all(rest.slice(from, from + 100).map((message) => acks.ack(message)));
+  assert.equal(frames.length, 5_000, 'one frame each: they must not wait behind the open one');
+  assert.equal(acks.unacknowledged, 1);
+  await acks.ack(held!);
+  assert.deepEqual(frames.at(-1), 'ack ≤1');
+  assert.equal(acks.unacknowledged, 0);
+});
+
 test('amqp acks - a lost channel fails the acks not yet written and every later settle, as NotConnectedError', async () => {
   const { channel, frames } = recordingChannel();
   const acks = new ChannelAcks(channel);
