@@ -1,9 +1,8 @@
 /**
  * The acknowledgements of one consuming channel, coalesced. The bridge runtime settles what the
  * target confirmed in batches (BatchSize, BatchInterval), one `settle` call a delivery; written as
- * they come, that is one `basic.ack` frame a message, which the broker handles one by one (at a
- * few thousand messages a second RabbitMQ spent as much CPU on those acks as on everything else).
- * Here the acks settled in one turn of the event loop go out together: one `basic.ack` with
+ * they come, that is one `basic.ack` frame a message for amqplib to encode and the broker to
+ * handle one by one, where the broker's protocol acknowledges a run in one. Here the acks settled in one turn of the event loop go out together: one `basic.ack` with
  * `multiple` set for the longest run of the channel's oldest deliveries that are all settled, and
  * one frame each for acks beyond the first delivery still open (those must not wait: a lost
  * connection would deliver them again).
@@ -22,8 +21,8 @@ export class ChannelAcks {
   readonly #channel: AckChannel;
   /**
    * The deliveries not yet acknowledged at the broker, by delivery tag, in the order the broker
-   * sent them (a Map keeps insertion order, and tags ascend): `true` once settled `ack` and
-   * waiting for the write. What was written leaves at once, so a delivery held open for long
+   * sent them (a Map keeps insertion order, and tags ascend); `ack` is set once it is settled
+   * `ack` and waits for the write. What was written leaves at once, so a delivery held open for long
    * (a retry at the head of its unit) keeps only itself here, not everything acknowledged since.
    */
   readonly #unacked = new Map<number, { readonly message: Message; ack: boolean }>();
