@@ -24,7 +24,13 @@ interface Encoder {
   offset: number;
   ensureAvailable(length: number): void;
 }
-interface EncoderClass {
+/** What kafkajs's encoder counts without writing: record-chunks.ts sizes requests with it. */
+export interface EncoderSizes {
+  sizeOfVarInt(value: number): number;
+  sizeOfVarLong(value: number): number;
+  sizeOfVarIntBytes(value: Buffer | string | null | undefined): number;
+}
+interface EncoderClass extends EncoderSizes {
   new (initialSize?: number): Encoder;
   readonly prototype: Encoder;
   nextPowerOfTwo(value: number): number;
@@ -32,26 +38,32 @@ interface EncoderClass {
 
 const require = createRequire(import.meta.url);
 
+// Asked before the encoder is loaded: it loads a kafkajs module of its own.
+const loadedBefore = Object.keys(require.cache).some((module) => module.includes(`${sep}kafkajs${sep}`));
+const encoderPath = require.resolve('kafkajs/src/protocol/encoder.js');
+const OriginalEncoder = require(encoderPath) as EncoderClass;
+
 /** How much of the change took effect: `all`, or `growth` when kafkajs was loaded before this module. */
 export const encoderBuffers: 'all' | 'growth' = useUninitialisedBuffers();
 
-/** The kafkajs package, loaded after the change above. */
-export const kafkajs = require('kafkajs') as typeof KafkaJS;
-export const { Kafka, logLevel, CompressionTypes, Partitioners, ConfigResourceTypes } = kafkajs;
+/** kafkajs's encoder, for its size functions (kafkajs does not export it). */
+export const Encoder: EncoderSizes = OriginalEncoder;
+
+// Named here: kafkajs is CommonJS, and the ESM loader does not see these exports by name.
+export const { Kafka, logLevel, CompressionTypes, Partitioners, ConfigResourceTypes } =
+  require('kafkajs') as typeof KafkaJS;
 /** A client, as the class's instances are typed. */
 export type Kafka = KafkaJS.Kafka;
 
 function useUninitialisedBuffers(): 'all' | 'growth' {
-  // Loaded already: kafkajs's modules hold the original class, so only its method can change.
-  const loadedBefore = Object.keys(require.cache).some((module) => module.includes(`${sep}kafkajs${sep}`));
-  const path = require.resolve('kafkajs/src/protocol/encoder.js');
-  const Original = require(path) as EncoderClass;
+  const Original = OriginalEncoder;
   Original.prototype.ensureAvailable = function (this: Encoder, length: number): void {
     if (this.offset + length <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Original.nextPowerOfTwo(this.offset + length));
     this.buf.copy(grown, 0, 0, this.offset);
     this.buf = grown;
   };
+  // Loaded already: kafkajs's modules hold the original class, so only its method could change.
   if (loadedBefore) return 'growth';
   class UninitialisedEncoder extends Original {
     constructor(initialSize = 511) {
@@ -60,6 +72,6 @@ function useUninitialisedBuffers(): 'all' | 'growth' {
       this.buf = Buffer.allocUnsafe(Original.nextPowerOfTwo(initialSize));
     }
   }
-  require.cache[path]!.exports = UninitialisedEncoder;
+  require.cache[encoderPath]!.exports = UninitialisedEncoder;
   return 'all';
 }

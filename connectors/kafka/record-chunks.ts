@@ -10,19 +10,10 @@
  * refuses it before it gets here. A lone record over `maxRequestBytes` (but within the topic's
  * limit) goes in a request of its own.
  */
-import { createRequire } from 'node:module';
 import type { Message as KafkaMessage } from 'kafkajs';
+import { Encoder } from './kafkajs.js';
 import type { KafkaSizeLimits, RequestEnvelope } from './size-limits.js';
 import { produceRequestBytes } from './size-limits.js';
-
-interface KafkaJSEncoderStatics {
-  sizeOfVarInt(value: number): number;
-  sizeOfVarLong(value: number): number;
-  sizeOfVarIntBytes(value: Buffer | string | null | undefined): number;
-}
-
-// kafkajs does not export its encoder; its CommonJS module is stable within the pinned version.
-const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder.js') as KafkaJSEncoderStatics;
 
 /** Bytes of a v2 record batch header (base offset and length included), as Kafka counts them. */
 const RECORD_BATCH_OVERHEAD = 61;

@@ -58,8 +58,6 @@ import {
 } from './size-limits.js';
 import type { KafkaConfig } from './spec.js';
 
-// CommonJS exports the ESM loader does not see by name.
-
 /**
  * Batches the sink takes at once (see {@link Sink.maxBatchesInFlight}): as many as an idempotent
  * producer's in-flight requests, so the runtime keeps a batch ready behind the one on the wire.

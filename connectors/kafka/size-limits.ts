@@ -28,8 +28,6 @@ export interface RequestEnvelope {
   readonly transactionalId?: string;
 }
 
-// A CommonJS export the ESM loader does not see by name.
-
 /** Bytes of a v2 record batch header (base offset and length included), as Kafka counts them. */
 const RECORD_BATCH_OVERHEAD = 61;
 
