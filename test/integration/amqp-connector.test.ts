@@ -592,6 +592,32 @@ brokerTest(
 );
 
 /**
+ * Runs `body` with the named methods of `target` first calling `observe` with their receiver and
+ * arguments, then doing what they did; the originals are back once `body` ends, however it ends.
+ */
+async function whilePatched<T>(
+  target: object,
+  names: readonly string[],
+  observe: (self: unknown, args: unknown[]) => void,
+  body: () => Promise<T>,
+): Promise<T> {
+  const methods = target as Record<string, (...args: unknown[]) => unknown>;
+  const originals = Object.fromEntries(names.map((name) => [name, methods[name]!]));
+  for (const name of names) {
+    const original = originals[name]!;
+    methods[name] = function (this: unknown, ...args: unknown[]) {
+      observe(this, args);
+      return original.apply(this, args);
+    };
+  }
+  try {
+    return await body();
+  } finally {
+    Object.assign(methods, originals);
+  }
+}
+
+/**
  * Counts the writes that reach the system from sockets connected to `port` while `body` runs:
  * a write of one buffer (`_write`) or of several at once (`_writev`) is one system call.
  */
@@ -599,24 +625,16 @@ async function socketWritesTo<T>(
   port: number,
   body: () => Promise<T>,
 ): Promise<{ result: T; writes: number }> {
-  const prototype = Socket.prototype as unknown as Record<
-    '_write' | '_writev',
-    (...args: unknown[]) => unknown
-  >;
-  const originals = { _write: prototype._write, _writev: prototype._writev };
   let writes = 0;
-  for (const name of ['_write', '_writev'] as const) {
-    const original = originals[name];
-    prototype[name] = function (this: Socket, ...args: unknown[]) {
-      if (this.remotePort === port) writes++;
-      return original.apply(this, args);
-    };
-  }
-  try {
-    return { result: await body(), writes };
-  } finally {
-    Object.assign(prototype, originals);
-  }
+  const result = await whilePatched(
+    Socket.prototype,
+    ['_write', '_writev'],
+    (socket) => {
+      if ((socket as Socket).remotePort === port) writes++;
+    },
+    body,
+  );
+  return { result, writes };
 }
 
 brokerTest(
@@ -718,22 +736,16 @@ brokerTest(
  */
 async function ackFramesDuring<T>(url: string, body: () => Promise<T>): Promise<string[]> {
   // The class of every channel amqplib makes, taken from one.
-  type Ack = (this: unknown, message: Message, allUpTo?: boolean) => void;
-  const prototype = await admin(url, (channel) =>
-    Promise.resolve(Object.getPrototypeOf(channel) as { ack: Ack }),
-  );
-  const original = prototype.ack;
+  const prototype = await admin(url, (channel) => Promise.resolve(Object.getPrototypeOf(channel) as object));
   const frames: string[] = [];
-  prototype.ack = function (message, allUpTo) {
-    frames.push(`${allUpTo ? '≤' : ''}${message.fields.deliveryTag}`);
-    return original.call(this, message, allUpTo);
-  };
-  try {
-    await body();
-    return frames;
-  } finally {
-    prototype.ack = original;
-  }
+  await whilePatched(
+    prototype,
+    ['ack'],
+    (_channel, [message, allUpTo]) =>
+      frames.push(`${allUpTo ? '≤' : ''}${(message as Message).fields.deliveryTag}`),
+    body,
+  );
+  return frames;
 }
 
 brokerTest(
