@@ -12,6 +12,7 @@ import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { outOfOrder, readCommittedKeys } from '../helpers/keyed-flow.js';
 import { uniqueName } from '../helpers/names.js';
 import { PG_URL, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
+import { type Cleanup, teardown } from '../helpers/teardown.js';
 import {
   type RunningGateway,
   type Workspace,
@@ -95,11 +96,11 @@ export class Group {
   readonly instances: RunningGateway[] = [];
   constructor(
     readonly dir: string,
-    readonly t: TestContext,
+    cleanup: Cleanup,
   ) {
-    t.after(() => Promise.all(this.instances.map((instance) => killGateway(instance))));
+    cleanup(() => Promise.all(this.instances.map((instance) => killGateway(instance))));
     if (process.env.HA_TEST_LOGS)
-      t.after(() =>
+      cleanup(() =>
         this.instances.forEach((i, n) => console.log(`--- instance ${n}\n${i.stdout()}${i.stderr()}`)),
       );
   }
@@ -141,8 +142,11 @@ export async function status(instance: RunningGateway): Promise<HaStatus> {
   return adminJson<HaStatus>(instance.admin, '/ha');
 }
 
-/** The route's queue, topic and schema, made for one test and removed after it. */
-export async function routeFor(t: TestContext): Promise<Route> {
+/**
+ * The route's queue, topic and schema, made for one test and removed after it, once what was
+ * made later with the same `cleanup` (the gateways using them) has ended.
+ */
+export async function routeFor(cleanup: Cleanup): Promise<Route> {
   const { url } = connected(amqp);
   const { brokers } = connected(kafka);
   const route: Route = {
@@ -161,7 +165,7 @@ export async function routeFor(t: TestContext): Promise<Route> {
   const admin = new Kafka({ brokers: [...brokers], logLevel: logLevel.NOTHING }).admin();
   await admin.connect();
   await createKafkaTopics(admin, [{ topic: route.topic, numPartitions: 2, replicationFactor: 1 }]);
-  t.after(async () => {
+  cleanup(async () => {
     await admin.deleteTopics({ topics: [route.topic] }).catch(() => undefined);
     await admin.disconnect();
     await channel.deleteQueue(route.queue).catch(() => undefined);
@@ -213,10 +217,13 @@ export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve
 export async function twoInstances(
   t: TestContext,
 ): Promise<{ route: Route; space: Workspace; group: Group }> {
-  const route = await routeFor(t);
+  // Ended last made first: the gateways before the workspace, and both before the route's schema
+  // is dropped (a gateway still writing to it deadlocks DROP SCHEMA).
+  const cleanup = teardown(t);
+  const route = await routeFor(cleanup);
   const space = await workspace({ 'gateway.yaml': haConfig(route) });
-  t.after(() => space.cleanup());
-  const group = new Group(space.dir, t);
+  cleanup(() => space.cleanup());
+  const group = new Group(space.dir, cleanup);
   await group.start();
   await group.start();
   return { route, space, group };

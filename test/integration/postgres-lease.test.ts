@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import pg from 'pg';
 import { PostgresLease } from '../../src/store/postgres-lease.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
@@ -8,11 +8,12 @@ import type { StoreError } from '../../src/store/store-error.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 import { addOps } from '../helpers/store-contract.js';
 import { PG_URL, adminQuery, dropSchema, postgresSkip, uniqueSchema } from '../helpers/postgres.js';
+import { type Cleanup, teardown } from '../helpers/teardown.js';
 
 const skip = await postgresSkip();
 const TTL_MS = 5_000;
 
-async function leases(t: TestContext, count: number, clock = new FakeClock()) {
+async function leases(cleanup: Cleanup, count: number, clock = new FakeClock()) {
   const schema = uniqueSchema('lease');
   await adminQuery(`CREATE SCHEMA "${schema}"`);
   const made = Array.from(
@@ -27,7 +28,7 @@ async function leases(t: TestContext, count: number, clock = new FakeClock()) {
         lockTimeoutMs: 200,
       }),
   );
-  t.after(async () => {
+  cleanup(async () => {
     await Promise.all(made.map((lease) => lease.close()));
     await dropSchema(schema);
   });
@@ -36,7 +37,8 @@ async function leases(t: TestContext, count: number, clock = new FakeClock()) {
 }
 
 test('lease - one of ten instances claiming at once gets the lease, with epoch 1', { skip }, async (t) => {
-  const { made } = await leases(t, 10);
+  const cleanup = teardown(t);
+  const { made } = await leases(cleanup, 10);
   const epochs = await Promise.all(made.map((lease) => lease.tryAcquire()));
   assert.deepEqual(
     epochs.filter((epoch) => epoch !== undefined),
@@ -50,7 +52,8 @@ test(
   'lease - a standby takes over only once the grant ran out, with the next epoch; the old holder cannot renew',
   { skip },
   async (t) => {
-    const { made, clock } = await leases(t, 2);
+    const cleanup = teardown(t);
+    const { made, clock } = await leases(cleanup, 2);
     const [active, standby] = made as [PostgresLease, PostgresLease];
     assert.equal(await active.tryAcquire(), 1);
     await clock.advance(TTL_MS - 1);
@@ -66,7 +69,8 @@ test(
 );
 
 test('lease - a released grant is taken at once', { skip }, async (t) => {
-  const { made } = await leases(t, 2);
+  const cleanup = teardown(t);
+  const { made } = await leases(cleanup, 2);
   assert.equal(await made[0]!.tryAcquire(), 1);
   await made[0]!.release(1);
   assert.equal((await made[0]!.read())?.holder, undefined);
@@ -77,7 +81,8 @@ test(
   'lease - a renewal after the grant ran out keeps it when nobody took over (the epoch did not move)',
   { skip },
   async (t) => {
-    const { made, clock } = await leases(t, 1);
+    const cleanup = teardown(t);
+    const { made, clock } = await leases(cleanup, 1);
     assert.equal(await made[0]!.tryAcquire(), 1);
     await clock.advance(TTL_MS * 3);
     assert.equal(await made[0]!.renew(1), true);
@@ -88,12 +93,13 @@ test(
   'fence - a write of an old epoch is refused, and a takeover waits for a write in progress',
   { skip },
   async (t) => {
-    const { made, clock } = await leases(t, 2);
+    const cleanup = teardown(t);
+    const { made, clock } = await leases(cleanup, 2);
     const [active, standby] = made as [PostgresLease, PostgresLease];
     assert.equal(await active.tryAcquire(), 1);
     const writer = new pg.Client({ connectionString: PG_URL });
     await writer.connect();
-    t.after(() => writer.end());
+    cleanup(() => writer.end());
     const fence = active.fence(1);
 
     // A write in progress holds the lease row: past the grant, the claim gives up for this round.
@@ -115,13 +121,14 @@ test(
 );
 
 test('fence - a grant that ran out refuses writes even before anyone takes over', { skip }, async (t) => {
-  const { made, clock } = await leases(t, 1);
+  const cleanup = teardown(t);
+  const { made, clock } = await leases(cleanup, 1);
   assert.equal(await made[0]!.tryAcquire(), 1);
   await clock.advance(TTL_MS);
   const { text, values } = made[0]!.fence(1).statement();
   const writer = new pg.Client({ connectionString: PG_URL });
   await writer.connect();
-  t.after(() => writer.end());
+  cleanup(() => writer.end());
   assert.equal((await writer.query(text, [...values])).rowCount, 0);
 });
 
@@ -150,19 +157,20 @@ test(
   'fenced store - the active writes; once its lease is taken over, every commit fails as fenced and nothing of it is stored',
   { skip },
   async (t) => {
+    const cleanup = teardown(t);
     const schema = uniqueSchema('fenced');
     const clock = new FakeClock();
-    t.after(() => dropSchema(schema));
+    cleanup(() => dropSchema(schema));
     // The store's migrations make the lease table: no ensureTable here.
     const lease = (id: string) =>
       new PostgresLease({ url: PG_URL, schema, ttlMs: TTL_MS, clock, instanceId: id, lockTimeoutMs: 200 });
     const migrated = await PostgresStore.migrate({ url: PG_URL, schema });
     assert.equal(migrated.to, POSTGRES_SCHEMA_VERSION);
     const [first, second] = [lease('gw-1'), lease('gw-2')];
-    t.after(() => Promise.all([first.close(), second.close()]));
+    cleanup(() => Promise.all([first.close(), second.close()]));
     assert.equal(await first.tryAcquire(), 1);
     const active = await PostgresStore.open({ url: PG_URL, schema, fence: first.fence(1) });
-    t.after(() => active.close());
+    cleanup(() => active.close());
     await active.recover();
     await active.commit(addOps('ID:1', 1));
 
@@ -170,7 +178,7 @@ test(
     await clock.advance(TTL_MS);
     assert.equal(await second.tryAcquire(), 2);
     const next = await PostgresStore.open({ url: PG_URL, schema, fence: second.fence(2) });
-    t.after(() => next.close());
+    cleanup(() => next.close());
     await assert.rejects(active.commit(addOps('ID:2', 2)), (error: StoreError) => {
       assert.equal(error.kind, 'fenced');
       assert.match(
@@ -190,15 +198,16 @@ test(
   'fenced store - a grant that ran out stops writes at once, and a renewal lets them go on',
   { skip },
   async (t) => {
+    const cleanup = teardown(t);
     const schema = uniqueSchema('fenced');
     const clock = new FakeClock();
-    t.after(() => dropSchema(schema));
+    cleanup(() => dropSchema(schema));
     await PostgresStore.migrate({ url: PG_URL, schema });
     const holder = new PostgresLease({ url: PG_URL, schema, ttlMs: TTL_MS, clock, instanceId: 'gw-1' });
-    t.after(() => holder.close());
+    cleanup(() => holder.close());
     assert.equal(await holder.tryAcquire(), 1);
     const store = await PostgresStore.open({ url: PG_URL, schema, fence: holder.fence(1) });
-    t.after(() => store.close());
+    cleanup(() => store.close());
     await store.recover();
     await clock.advance(TTL_MS);
     await assert.rejects(store.commit(addOps('ID:1', 1)), { kind: 'fenced' });
