@@ -27,6 +27,10 @@
  * send time, a consumer on the target measures send→receive; added latency = bridge pXX − raw
  * pXX). Every run counts what it lost, duplicated and received out of order per order id.
  *
+ * The brokers, the pipe and the benchmark share the machine, so a run may be bound by its CPU
+ * rather than by any one wait: each run prints how busy the machine was (Linux only), and the
+ * queue route's runs the CPU its gateway process spent a message.
+ *
  * Targets: the bridge ≥ 70% of the batched raw pipe and ≥ 5× the bridge one at a time; 0 lost,
  * 0 out of order. Needs RabbitMQ (:5672), Mosquitto (:1883) and Kafka (:9092), or the URLs in
  * AMQP_URL / MQTT_URL / KAFKA_BROKERS. `BENCH_BRIDGE_PIPES=kafka-amqp,amqp-queue-kafka` runs only
@@ -56,6 +60,7 @@ import {
 import { amqpConnector } from '../connectors/amqp/index.js';
 import { mqttConnector } from '../connectors/mqtt/index.js';
 import { kafkaConnector } from '../connectors/kafka/index.js';
+import { cpuMark, cpuSince, formatMachineBusy } from './cpu.js';
 import { printJson, printTable, target } from './lib.js';
 
 const AMQP_URL = process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -332,6 +337,8 @@ async function reader(kind: Kind, names: readonly string[], split: boolean): Pro
 interface Pipe {
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The process the pipe runs in, when it has one of its own (a gateway), for its CPU. */
+  pid?(): number | undefined;
 }
 
 function endpointConfig(kind: Kind, name: string, role: 'source' | 'sink', id: string): unknown {
@@ -471,6 +478,7 @@ function gatewayPipe(names: Names, extra: string): Pipe {
         });
       });
     },
+    pid: () => child?.pid,
     async stop() {
       if (child && child.exitCode === null) {
         const exited = new Promise((done) => child!.once('exit', done));
@@ -645,6 +653,10 @@ interface RunResult {
   readonly duplicated: number;
   readonly outOfOrder: number;
   readonly misrouted: number;
+  /** Share of the machine's cores busy during the run (everything on it), 0..1. */
+  readonly machineBusy: number | undefined;
+  /** CPU µs a message of the pipe's own process, for a pipe that has one (a gateway). */
+  readonly pipeCpuUsPerMessage: number | undefined;
 }
 
 function percentile(values: number[], p: number): number {
@@ -713,9 +725,16 @@ async function run(
       await pump(route, feed, out, 0, warmUp, undefined, deadline);
       out.reset(warmUp);
     }
+    const pid = pipe.pid?.();
+    const cpu = cpuMark(pid === undefined ? [] : [pid]);
     const started = await pump(route, feed, out, warmUp, count, rate, deadline);
     const seconds = (performance.now() - started) / 1000;
+    const spent = cpuSince(cpu);
+    const pipeMs = pid === undefined ? undefined : spent.processMs.get(pid);
     return {
+      machineBusy: spent.machineBusy,
+      pipeCpuUsPerMessage:
+        pipeMs === undefined || out.seen.size === 0 ? undefined : Math.round((pipeMs * 1000) / out.seen.size),
       rate: Math.round(out.seen.size / seconds),
       p50: percentile(out.latencies, 50),
       p99: percentile(out.latencies, 99),
@@ -757,6 +776,8 @@ for (const route of ROUTES) {
       lost: result.lost,
       dup: result.duplicated,
       'out of order': result.outOfOrder + result.misrouted,
+      'machine busy': formatMachineBusy(result.machineBusy),
+      ...(route.viaGateway ? { 'gateway CPU µs/msg': result.pipeCpuUsPerMessage ?? '-' } : {}),
     });
     return result;
   };
@@ -796,6 +817,9 @@ for (const route of ROUTES) {
     halfRate,
     addedP50Ms: Math.round((bridgeHalf.p50 - rawHalf.p50) * 100) / 100,
     addedP99Ms: Math.round(addedP99 * 100) / 100,
+    rawBatchedMachineBusy: rawBatched.machineBusy,
+    bridgeMachineBusy: bridgeMax.machineBusy,
+    ...(route.viaGateway ? { gatewayCpuUsPerMessage: bridgeMax.pipeCpuUsPerMessage } : {}),
     lost,
     outOfOrder: disordered,
   };
