@@ -11,6 +11,7 @@ import { Kafka, logLevel } from '../../connectors/kafka/kafkajs.js';
 import { amqpBroker, connected, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
 import { createKafkaTopics } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
+import { teardown } from '../helpers/teardown.js';
 import { runCli, workspace } from './gateway-harness.js';
 
 const amqp = await amqpBroker();
@@ -47,8 +48,11 @@ test(
     const queue = uniqueName('q-check');
     const topic = uniqueName('t-check');
     const declaredQueue = uniqueName('q-check-declared');
+    const cleanup = teardown(t);
     const connection = await connect(rabbit.url);
+    cleanup(() => connection.close());
     const admin = new Kafka({ brokers: cluster.brokers, logLevel: logLevel.NOTHING }).admin();
+    cleanup(() => admin.disconnect());
     const space = await workspace({
       'good.yaml': routeYaml(queue, topic, cluster.brokers, [
         '  - name: declared',
@@ -56,14 +60,9 @@ test(
         '    target: { type: jms, destination: queue://staged }',
       ]),
     });
-    t.after(async () => {
-      const channel = await connection.createChannel();
-      await channel.deleteQueue(queue);
-      await connection.close();
-      await admin.deleteTopics({ topics: [topic] }).catch(() => {});
-      await admin.disconnect();
-      await space.cleanup();
-    });
+    cleanup(() => space.cleanup());
+    cleanup(() => admin.deleteTopics({ topics: [topic] }).catch(() => {}));
+    cleanup(async () => (await connection.createChannel()).deleteQueue(queue));
     await (await connection.createChannel()).assertQueue(queue, { durable: false });
     await admin.connect();
     await createKafkaTopics(admin, [{ topic }]);

@@ -15,6 +15,7 @@ import { connectAsync as mqttConnect } from 'mqtt';
 import { amqpBroker, connected, kafkaBroker, mqttBroker } from '../helpers/brokers.js';
 import { kafkaClient } from '../helpers/kafka-topics.js';
 import { uniqueName } from '../helpers/names.js';
+import { type Cleanup, teardown } from '../helpers/teardown.js';
 import {
   adminJson,
   eventually,
@@ -40,15 +41,15 @@ async function example(file: string, names: Record<string, string>): Promise<str
   return text;
 }
 
-/** Starts the gateway on `yaml` in a fresh directory; `t.after` stops it and removes the directory. */
+/** Starts the gateway on `yaml` in a fresh directory; `cleanup` stops it and removes the directory. */
 async function gatewayOn(
-  t: { after(fn: () => Promise<void>): void },
+  cleanup: Cleanup,
   yaml: string,
   env: Record<string, string>,
 ): Promise<RunningGateway> {
   const space = await workspace({ 'gateway.yaml': yaml });
   const running: { gateway?: RunningGateway } = {};
-  t.after(async () => {
+  cleanup(async () => {
     if (running.gateway) await running.gateway.stop('SIGTERM');
     await killGateway(running.gateway);
     await space.cleanup();
@@ -112,13 +113,13 @@ async function connectedBridges(admin: string, ...names: string[]): Promise<void
  * the example's binding line becomes (by default the same binding on the unique names).
  */
 async function errorReplay(
-  t: { after(fn: () => Promise<void>): void },
+  cleanup: Cleanup,
   url: string,
   binding?: Record<string, string>,
 ): Promise<{ exchange: string; queue: string; yaml: string }> {
   const exchange = uniqueName('payments');
   const queue = `${exchange}.outgoing`;
-  t.after(() => deleteAmqp(url, [queue], [exchange]));
+  cleanup(() => deleteAmqp(url, [queue], [exchange]));
   const yaml = await example('error-replay.yaml', {
     'name: payments, type: topic': `name: ${exchange}, type: topic`,
     'exchange: payments\n': `exchange: ${exchange}\n`,
@@ -134,16 +135,17 @@ test(
   'examples - error-replay declares its exchange, queue and binding and delivers a payment to RabbitMQ',
   { skip: amqp.skip, timeout: 120_000 },
   async (t) => {
+    const cleanup = teardown(t);
     const { url } = connected(amqp);
-    const { queue, yaml } = await errorReplay(t, url);
-    const gateway = await gatewayOn(t, yaml, { AMQP_URL: url });
+    const { queue, yaml } = await errorReplay(cleanup, url);
+    const gateway = await gatewayOn(cleanup, yaml, { AMQP_URL: url });
     await connectedBridges(gateway.admin, 'payments-out');
     await adminJson(gateway.admin, '/destinations/queue/payments/messages', {
       method: 'POST',
       body: JSON.stringify({ type: 'xml', body: '<payment id="1"/>' }),
     });
     const connection = await amqpConnect(url);
-    t.after(() => connection.close());
+    cleanup(() => connection.close());
     const channel = await connection.createChannel();
     const got = await eventually(
       async () => (await channel.get(queue, { noAck: true })) || undefined,
@@ -157,12 +159,13 @@ test(
   'examples - error-replay: a payment no queue is bound for (NO_ROUTE) is retried, visible as retrying, and delivered in order once a queue is bound',
   { skip: amqp.skip, timeout: 120_000 },
   async (t) => {
+    const cleanup = teardown(t);
     const { url } = connected(amqp);
     // The example without its binding: the exchange exists and routes nowhere.
-    const { exchange, queue, yaml } = await errorReplay(t, url, {
+    const { exchange, queue, yaml } = await errorReplay(cleanup, url, {
       '        bindings: [{ queue: payments.outgoing, exchange: payments, routingKey: payments.# }]\n': '',
     });
-    const gateway = await gatewayOn(t, yaml, { AMQP_URL: url });
+    const gateway = await gatewayOn(cleanup, yaml, { AMQP_URL: url });
     for (const id of ['1', '2'])
       await adminJson(gateway.admin, '/destinations/queue/payments/messages', {
         method: 'POST',
@@ -174,7 +177,7 @@ test(
     assert.deepEqual(parked, [], 'nothing is parked for a missing binding');
 
     const connection = await amqpConnect(url);
-    t.after(() => connection.close());
+    cleanup(() => connection.close());
     const channel = await connection.createChannel();
     await channel.bindQueue(queue, exchange, 'payments.#');
     const bodies: string[] = [];
@@ -197,11 +200,12 @@ test(
   'examples - kafka-to-mqtt-durable creates its Kafka topic and forwards only severe alerts to MQTT',
   { skip: kafka.skip || mqtt.skip, timeout: 120_000 },
   async (t) => {
+    const cleanup = teardown(t);
     const { brokers } = connected(kafka);
     const { url } = connected(mqtt);
     const topic = uniqueName('alerts');
     const mqttTopic = `${uniqueName('alerts')}/severe`;
-    t.after(() => deleteTopics(topic));
+    cleanup(() => deleteTopics(topic));
     const yaml = await example('kafka-to-mqtt-durable.yaml', {
       'topic: alerts\n': `topic: ${topic}\n`,
       'groupId: jms-gateway-alerts': `groupId: ${uniqueName('g-alerts')}`,
@@ -209,16 +213,16 @@ test(
       'topic: alerts/severe': `topic: ${mqttTopic}\n      clientId: ${uniqueName('severe-alerts')}`,
     });
     const subscriber = await mqttConnect(url, { protocolVersion: 5 });
-    t.after(() => subscriber.endAsync());
+    cleanup(() => subscriber.endAsync());
     const received: string[] = [];
     subscriber.on('message', (_topic, payload) => received.push(payload.toString()));
     await subscriber.subscribeAsync(mqttTopic, { qos: 1 });
-    const gateway = await gatewayOn(t, yaml, { KAFKA_BROKER: brokers[0]!, MQTT_URL: url });
+    const gateway = await gatewayOn(cleanup, yaml, { KAFKA_BROKER: brokers[0]!, MQTT_URL: url });
     await connectedBridges(gateway.admin, 'alerts-in', 'severe-alerts-out');
 
     const producer = kafkaClient(connected(kafka).brokers, 'examples').producer();
     await producer.connect();
-    t.after(() => producer.disconnect());
+    cleanup(() => producer.disconnect());
     await producer.send({
       topic,
       messages: [
@@ -240,20 +244,21 @@ test(
   'examples - mqtt-devices-to-kafka creates its Kafka topic and keys each reading by its device',
   { skip: kafka.skip || mqtt.skip, timeout: 120_000 },
   async (t) => {
+    const cleanup = teardown(t);
     const { brokers } = connected(kafka);
     const { url } = connected(mqtt);
     const prefix = uniqueName('plant');
     const topic = uniqueName('device-telemetry');
-    t.after(() => deleteTopics(topic));
+    cleanup(() => deleteTopics(topic));
     const yaml = await example('mqtt-devices-to-kafka.yaml', {
       'topic: devices/+/telemetry': `topic: ${prefix}/devices/+/telemetry`,
       'clientId: jms-gateway-telemetry': `clientId: ${uniqueName('telemetry')}`,
       'topic: device-telemetry': `topic: ${topic}`,
     });
-    const gateway = await gatewayOn(t, yaml, { KAFKA_BROKER: brokers[0]!, MQTT_URL: url });
+    const gateway = await gatewayOn(cleanup, yaml, { KAFKA_BROKER: brokers[0]!, MQTT_URL: url });
     await connectedBridges(gateway.admin, 'telemetry');
     const device = await mqttConnect(url, { protocolVersion: 5 });
-    t.after(() => device.endAsync());
+    cleanup(() => device.endAsync());
     for (const [id, reading] of [
       ['d-1', '20.5'],
       ['d-2', '18.0'],
@@ -275,23 +280,24 @@ test(
   'examples - xml-orders-rabbitmq-to-kafka declares its queue, creates its topics and splits orders by region',
   { skip: amqp.skip || kafka.skip, timeout: 150_000 },
   async (t) => {
+    const cleanup = teardown(t);
     const { url } = connected(amqp);
     const { brokers } = connected(kafka);
     const queue = uniqueName('orders');
     const eu = uniqueName('orders.eu');
     const us = uniqueName('orders.us');
-    t.after(() => deleteAmqp(url, [queue]));
-    t.after(() => deleteTopics(eu, us));
+    cleanup(() => deleteAmqp(url, [queue]));
+    cleanup(() => deleteTopics(eu, us));
     const yaml = await example('xml-orders-rabbitmq-to-kafka.yaml', {
       'queue: orders\n': `queue: ${queue}\n`,
       'declare: { queues: [{ name: orders }] }': `declare: { queues: [{ name: ${queue} }] }`,
       'topic: orders.eu': `topic: ${eu}`,
       'topic: orders.us': `topic: ${us}`,
     });
-    const gateway = await gatewayOn(t, yaml, { AMQP_URL: url, KAFKA_BROKER: brokers[0]! });
+    const gateway = await gatewayOn(cleanup, yaml, { AMQP_URL: url, KAFKA_BROKER: brokers[0]! });
     await connectedBridges(gateway.admin, 'orders-in', 'orders-eu', 'orders-us');
     const connection = await amqpConnect(url);
-    t.after(() => connection.close());
+    cleanup(() => connection.close());
     const channel = await connection.createConfirmChannel();
     const orders = [
       '<order id="o-1"><region>EU</region></order>',

@@ -31,11 +31,11 @@ test(
     timeout: 240_000,
   },
   async (t) => {
-    const { route, group } = await twoInstances(t);
+    const { route, group, cleanup } = await twoInstances(t);
     const before = await group.active();
     const epochBefore = (await status(before)).epoch!;
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);
-    t.after(() => publisher.stop());
+    cleanup(() => publisher.stop());
     await pause(2_000);
     const restartedAt = Date.now();
     await promisify(execFile)('pg_ctlcluster', [

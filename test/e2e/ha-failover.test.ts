@@ -24,10 +24,10 @@ test(
   'ha - kill -9 of the active three times under load: a standby takes over each time, nothing lost, nothing twice, order kept (RabbitMQ → queue → Kafka, exactly-once)',
   { skip, timeout: 300_000 },
   async (t) => {
-    const { route, group } = await twoInstances(t);
+    const { route, group, cleanup } = await twoInstances(t);
     let active = await group.active();
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);
-    t.after(() => publisher.stop());
+    cleanup(() => publisher.stop());
     const takeovers: number[] = [];
     for (const wait of [2_500, 1_500, 3_000]) {
       await pause(wait);
@@ -52,11 +52,11 @@ test(
   'ha - an active paused past its lease (SIGSTOP) is replaced; resumed, it finds itself a standby and writes nothing',
   { skip, timeout: 240_000 },
   async (t) => {
-    const { route, group } = await twoInstances(t);
+    const { route, group, cleanup } = await twoInstances(t);
     const paused = await group.active();
     const pausedEpoch = (await status(paused)).epoch;
     const publisher = await publishUntilStopped(route.amqpUrl, route.queue);
-    t.after(() => publisher.stop());
+    cleanup(() => publisher.stop());
     await pause(2_000);
     const stoppedAt = Date.now();
     paused.child.kill('SIGSTOP');

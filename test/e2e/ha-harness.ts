@@ -213,10 +213,13 @@ export function assertDelivered(t: TestContext, sent: readonly string[], atTarge
 /** A pause of the load between events: the flow runs meanwhile. */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A route, a workspace holding its configuration, and a group of two running instances of it. */
+/**
+ * A route, a workspace holding its configuration, and a group of two running instances of it;
+ * `cleanup` ends what the test adds (a publisher) before all of them.
+ */
 export async function twoInstances(
   t: TestContext,
-): Promise<{ route: Route; space: Workspace; group: Group }> {
+): Promise<{ route: Route; space: Workspace; group: Group; cleanup: Cleanup }> {
   // Ended last made first: the gateways before the workspace, and both before the route's schema
   // is dropped (a gateway still writing to it deadlocks DROP SCHEMA).
   const cleanup = teardown(t);
@@ -226,5 +229,5 @@ export async function twoInstances(
   const group = new Group(space.dir, cleanup);
   await group.start();
   await group.start();
-  return { route, space, group };
+  return { route, space, group, cleanup };
 }

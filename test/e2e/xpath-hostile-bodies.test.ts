@@ -17,6 +17,7 @@ import {
   startGateway,
   workspace,
 } from './gateway-harness.js';
+import { teardown } from '../helpers/teardown.js';
 
 const HEALTH_BOUND_MS = 100;
 
@@ -116,10 +117,11 @@ function probeHealth(admin: string): HealthProbe {
 }
 
 test('e2e - hostile XML bodies on an XPath-routed queue: /health stays under 100 ms and they stay on the queue (SEL-4, SEL-7)', async (t) => {
+  const cleanup = teardown(t);
   const space = await workspace({ 'gateway.yaml': CONFIG });
-  t.after(() => space.cleanup());
+  cleanup(() => space.cleanup());
   const gateway: RunningGateway = await startGateway(space.path('gateway.yaml'), space.dir);
-  t.after(() => killGateway(gateway));
+  cleanup(() => killGateway(gateway));
   const admin = gateway.admin;
   // Built before the probe starts, so the test's own work does not delay its health checks.
   const requests = [

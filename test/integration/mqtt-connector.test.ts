@@ -22,6 +22,7 @@ import {
   relayedBroker,
 } from '../helpers/batch-sends.js';
 import { until } from '../helpers/until.js';
+import { teardown } from '../helpers/teardown.js';
 import { withTimeout } from '../helpers/timeout.js';
 import { ALL_BODY_TYPES, sampleMessage } from '../unit/spi/sample-messages.js';
 
@@ -524,12 +525,13 @@ for (const [protocolVersion, qos] of [
     'mqtt',
     `mqtt connector - sendBatch keeps a window of publishes in flight and the batch arrives in order (MQTT ${protocolVersion === 5 ? '5' : '3.1.1'}, QoS ${qos})`,
     async ({ url }, t) => {
+      const cleanup = teardown(t);
       const topic = topicName();
       const count = 500;
       const { numbers, client } = await collector(url, topic, protocolVersion, qos);
-      t.after(() => client.endAsync());
+      cleanup(() => client.endAsync());
       const sink = new MqttSink(config(url, { topic, protocolVersion, qos, mqtt311Format: 'body' }), context);
-      t.after(() => sink.close());
+      cleanup(() => sink.close());
       await sink.connect(signal());
       const batch = numbered(count);
       const [first, second] = await Promise.all([
@@ -548,14 +550,15 @@ brokerTest(
   'mqtt',
   'mqtt connector - an oversize message in a batch fails alone as MessageTooLargeError, the rest arrive in order (DLV-9)',
   async ({ url }, t) => {
+    const cleanup = teardown(t);
     const topic = topicName();
     const { numbers, client } = await collector(url, topic, 5, 1);
-    t.after(() => client.endAsync());
+    cleanup(() => client.endAsync());
     const sink = new MqttSink(
       config(url, { topic, protocolVersion: 5, qos: 1, maxMessageBytes: 300 }),
       context,
     );
-    t.after(() => sink.close());
+    cleanup(() => sink.close());
     await sink.connect(signal());
     assertOversizeFailedAlone(await sink.sendBatch(oversizeBatch(1000), signal()));
     await until(() => numbers.length >= 19, '19 messages at the subscriber', [messagesOf(client)]);
@@ -571,12 +574,13 @@ brokerTest(
   'mqtt',
   'mqtt connector - a connection lost in the middle of a batch fails every unacknowledged message, and nothing later is acknowledged before a failed one (ORD-3)',
   async ({ url }, t) => {
+    const cleanup = teardown(t);
     const topic = topicName();
     const { numbers, client } = await collector(url, topic, 5, 1);
-    t.after(() => client.endAsync());
+    cleanup(() => client.endAsync());
     const { relay, url: relayed } = await relayedBroker(t, url, 1883);
     const sink = new MqttSink(config(relayed, { topic, protocolVersion: 5, qos: 1 }), context);
-    t.after(() => sink.close());
+    cleanup(() => sink.close());
     await sink.connect(signal());
     const count = 400;
     // About half the batch reaches the broker; the rest is held back until the connection is cut.
@@ -602,10 +606,11 @@ brokerTest(
   'mqtt',
   'mqtt connector - a bridge from an MQTT source with acknowledgement batching does not wait the batch interval for messages a full window cannot read',
   async ({ url }, t) => {
+    const cleanup = teardown(t);
     const from = topicName();
     const to = topicName();
     const { numbers, client } = await collector(url, to, 5, 1);
-    t.after(() => client.endAsync());
+    cleanup(() => client.endAsync());
     const source = new MqttSource(
       config(url, { topic: from, protocolVersion: 5, qos: 1, clientId: `it-${randomUUID()}` }),
       context,
@@ -613,10 +618,10 @@ brokerTest(
     const sink = new MqttSink(config(url, { topic: to, protocolVersion: 5, qos: 1 }), context);
     // An interval no test could wait out once per message: the acknowledgements must go at once.
     const bridge = new Bridge({ name: 'mqtt-it', source, sink, batchSize: 100, batchIntervalMs: 600_000 });
-    t.after(() => bridge.stop());
+    cleanup(() => bridge.stop());
     await bridge.start();
     const publisher = await plainClient(url, 5);
-    t.after(() => publisher.endAsync());
+    cleanup(() => publisher.endAsync());
     const count = 50;
     for (const message of numbered(count))
       await publisher.publishAsync(from, message.getText() ?? '', { qos: 1 });
