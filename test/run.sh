@@ -114,11 +114,14 @@ phase unit "${TEST_CONCURRENCY:-4}" test/unit
 unit_status=$?
 unit_seconds=$((SECONDS - started))
 
-# One at a time by default; BROKER_TEST_CONCURRENCY=2 runs two. A fresh Kafka answers topic
-# creations with UNKNOWN_TOPIC_OR_PARTITION for a few seconds, more often when two files make
+# Two at a time by default; BROKER_TEST_CONCURRENCY=1 runs them one by one. A fresh Kafka answers
+# topic creations with UNKNOWN_TOPIC_OR_PARTITION for a few seconds, more often when two files make
 # topics at once; the connector and the tests (test/helpers/kafka-topics.ts) ask again with
-# backoff then.
-brokers_concurrency=${BROKER_TEST_CONCURRENCY:-1}
+# backoff then. Files that end gateways, clients and schemas they depend on register their
+# cleanups with test/helpers/teardown.ts, last made first: node runs after-hooks in the order they
+# were registered and skips the rest once one throws, which under two files' load once left an HA
+# test dropping its schema under a running gateway (a deadlock) and its gateways running.
+brokers_concurrency=${BROKER_TEST_CONCURRENCY:-2}
 started=$SECONDS
 phase brokers "$brokers_concurrency" test/integration test/e2e
 brokers_status=$?
