@@ -38,6 +38,7 @@ import {
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
+import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
 
 /** The schema this code writes and reads. A store with a higher version is refused. */
 export const SCHEMA_VERSION = 1;
@@ -76,6 +77,13 @@ export interface FileStoreOptions {
   /** Ms to wait for a lock held by another process before giving up at open. Default 5000. */
   busyTimeoutMs?: number;
   logger?: EngineLogger;
+  /**
+   * A transaction that holds the event loop this many ms or more is logged at warn (at most once
+   * a minute, with a count of the others). Default 100.
+   */
+  slowWriteMs?: number;
+  /** Times writes for `slowWriteMs`: a monotonic clock in ms. Default `performance.now`; tests pass their own. */
+  elapsedClock?: () => number;
 }
 
 interface PendingCommit {
@@ -148,12 +156,14 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #scheduled = false;
   #closed = false;
   readonly #stats: CommitStats = { commits: 0, transactions: 0, failures: 0 };
+  readonly #slowWrites: SlowWrites;
 
-  private constructor(file: string, db: Db, logger: EngineLogger) {
+  private constructor(file: string, db: Db, logger: EngineLogger, slowWrites: SlowWrites) {
     this.file = file;
     this.#db = db;
     this.#logger = logger;
     this.#sql = prepareStatements(db);
+    this.#slowWrites = slowWrites;
   }
 
   /**
@@ -177,7 +187,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const started = Date.now();
     const db = openDatabase(file, options);
     logger.info({ file, ms: Date.now() - started, check: options.check ?? 'quick' }, 'store opened');
-    return new FileStore(file, db, logger);
+    const slowWrites = new SlowWrites(
+      logger,
+      file,
+      options.slowWriteMs ?? DEFAULT_SLOW_WRITE_MS,
+      options.elapsedClock ?? (() => performance.now()),
+    );
+    return new FileStore(file, db, logger, slowWrites);
   }
 
   /** Counters: commit calls, transactions written, failures. */
@@ -347,7 +363,10 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     this.#scheduled = false;
     const group = this.#pending;
     this.#pending = [];
-    if (group.length > 0) this.#write(group);
+    if (group.length === 0) return;
+    let operations = 0;
+    for (const pending of group) operations += pending.operations.length;
+    this.#slowWrites.time(() => this.#write(group), { commits: group.length, operations });
   }
 
   /**
