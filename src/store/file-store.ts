@@ -364,9 +364,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const group = this.#pending;
     this.#pending = [];
     if (group.length === 0) return;
-    let operations = 0;
-    for (const pending of group) operations += pending.operations.length;
-    this.#slowWrites.time(() => this.#write(group), { commits: group.length, operations });
+    this.#slowWrites.time(
+      () => this.#write(group),
+      () => ({
+        commits: group.length,
+        operations: group.reduce((sum, pending) => sum + pending.operations.length, 0),
+      }),
+    );
   }
 
   /**

@@ -30,14 +30,17 @@ export class SlowWrites {
     this.#clock = clock;
   }
 
-  /** Runs `write`, timing it; a slow one is logged (or counted) with what it held. */
-  time(write: () => void, what: { commits: number; operations: number }): void {
+  /**
+   * Runs `write`, timing it; a slow one is logged (or counted) with what it held, which `what`
+   * counts only then.
+   */
+  time(write: () => void, what: () => { commits: number; operations: number }): void {
     const started = this.#clock();
     try {
       write();
     } finally {
       const ended = this.#clock();
-      if (ended - started >= this.#thresholdMs) this.#slow(ended, Math.round(ended - started), what);
+      if (ended - started >= this.#thresholdMs) this.#slow(ended, Math.round(ended - started), what());
     }
   }
 

@@ -37,9 +37,9 @@ test('slow writes - a write at the threshold is logged with its duration and siz
   const { logger, seen } = warnings();
   const clock = new SteppedClock();
   const slow = new SlowWrites(logger, '/data/gateway.db', 100, clock.read);
-  slow.time(clock.writeTaking(99), { commits: 3, operations: 40 });
+  slow.time(clock.writeTaking(99), () => ({ commits: 3, operations: 40 }));
   assert.equal(seen.length, 0);
-  slow.time(clock.writeTaking(100), { commits: 1, operations: 2 });
+  slow.time(clock.writeTaking(100), () => ({ commits: 1, operations: 2 }));
   assert.equal(seen.length, 1);
   assert.deepEqual(seen[0]!.fields, { file: '/data/gateway.db', ms: 100, commits: 1, operations: 2 });
   assert.match(seen[0]!.message, /store write held the event loop/);
@@ -49,11 +49,11 @@ test('slow writes - at most one warning a minute, the next one counts the slow w
   const { logger, seen } = warnings();
   const clock = new SteppedClock();
   const slow = new SlowWrites(logger, 'db', 100, clock.read);
-  slow.time(clock.writeTaking(150), { commits: 1, operations: 1 });
-  for (let i = 0; i < 5; i++) slow.time(clock.writeTaking(200), { commits: 1, operations: 1 });
+  slow.time(clock.writeTaking(150), () => ({ commits: 1, operations: 1 }));
+  for (let i = 0; i < 5; i++) slow.time(clock.writeTaking(200), () => ({ commits: 1, operations: 1 }));
   assert.equal(seen.length, 1, 'the five within the minute are counted, not logged');
   clock.now += 60_000;
-  slow.time(clock.writeTaking(120), { commits: 2, operations: 7 });
+  slow.time(clock.writeTaking(120), () => ({ commits: 2, operations: 7 }));
   assert.equal(seen.length, 2);
   assert.deepEqual(seen[1]!.fields, {
     file: 'db',
@@ -75,7 +75,7 @@ test('slow writes - a write that throws is still timed, and its error goes on', 
           clock.now += 300;
           throw new Error('disk full');
         },
-        { commits: 1, operations: 1 },
+        () => ({ commits: 1, operations: 1 }),
       ),
     /disk full/,
   );
