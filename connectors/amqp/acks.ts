@@ -2,10 +2,11 @@
  * The acknowledgements of one consuming channel, coalesced. The bridge runtime settles what the
  * target confirmed in batches (BatchSize, BatchInterval), one `settle` call a delivery; written as
  * they come, that is one `basic.ack` frame a message for amqplib to encode and the broker to
- * handle one by one, where the broker's protocol acknowledges a run in one. Here the acks settled in one turn of the event loop go out together: one `basic.ack` with
- * `multiple` set for the longest run of the channel's oldest deliveries that are all settled, and
- * one frame each for acks beyond the first delivery still open (those must not wait: a lost
- * connection would deliver them again).
+ * handle one by one, where the broker's protocol acknowledges a run in one. Here the acks settled
+ * in one turn of the event loop go out together: one `basic.ack` with `multiple` set for the
+ * longest run of the channel's oldest deliveries that are all settled, and one frame each for
+ * acks beyond the first delivery still open (those must not wait: a lost connection would deliver
+ * them again).
  *
  * `multiple` acknowledges every delivery of the channel up to the tag that is still unacknowledged
  * at the broker, so the run it covers holds only deliveries settled here: acks, and nacks already

@@ -56,20 +56,19 @@ export const { Kafka, logLevel, CompressionTypes, Partitioners, ConfigResourceTy
 export type Kafka = KafkaJS.Kafka;
 
 function useUninitialisedBuffers(): 'all' | 'growth' {
-  const Original = OriginalEncoder;
-  Original.prototype.ensureAvailable = function (this: Encoder, length: number): void {
+  OriginalEncoder.prototype.ensureAvailable = function (this: Encoder, length: number): void {
     if (this.offset + length <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Original.nextPowerOfTwo(this.offset + length));
+    const grown = Buffer.allocUnsafe(OriginalEncoder.nextPowerOfTwo(this.offset + length));
     this.buf.copy(grown, 0, 0, this.offset);
     this.buf = grown;
   };
   // Loaded already: kafkajs's modules hold the original class, so only its method could change.
   if (loadedBefore) return 'growth';
-  class UninitialisedEncoder extends Original {
+  class UninitialisedEncoder extends OriginalEncoder {
     constructor(initialSize = 511) {
       // The original allocates nextPowerOfTwo(0) = 1 byte here, zero-filled: nothing to speak of.
       super(0);
-      this.buf = Buffer.allocUnsafe(Original.nextPowerOfTwo(initialSize));
+      this.buf = Buffer.allocUnsafe(OriginalEncoder.nextPowerOfTwo(initialSize));
     }
   }
   require.cache[encoderPath]!.exports = UninitialisedEncoder;
