@@ -39,9 +39,16 @@ import {
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
 import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
+import { BYTES_IN_FILE, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
 
-/** The schema this code writes and reads. A store with a higher version is refused. */
-export const SCHEMA_VERSION = 1;
+/**
+ * The schema this code writes and reads. A store with a higher version is refused. Version 2:
+ * a `body` may be 1 or 2, standing for a body file (version 1 stores are marked 2 when opened).
+ */
+export const SCHEMA_VERSION = 2;
+
+/** Bodies of this many bytes or more are written to files of their own by default: 128 KiB. */
+export const DEFAULT_LARGE_BODY_BYTES = 128 * 1024;
 
 /** The file name used when the store is given a directory. */
 export const DEFAULT_FILE_NAME = 'gateway.db';
@@ -84,6 +91,12 @@ export interface FileStoreOptions {
   slowWriteMs?: number;
   /** Times writes for `slowWriteMs`: a monotonic clock in ms. Default `performance.now`; tests pass their own. */
   elapsedClock?: () => number;
+  /**
+   * A message body of this many bytes or more (as stored: UTF-8 text, or bytes) is written to a
+   * file of its own beside the database, off the event loop, before the transaction that refers
+   * to it. Default 131072 (128 KiB); `Infinity` keeps every body in the database.
+   */
+  largeBodyBytes?: number;
 }
 
 interface PendingCommit {
@@ -91,6 +104,12 @@ interface PendingCommit {
   resolve(): void;
   reject(error: unknown): void;
   settled: boolean;
+  /** False while its body files are being written: it and every commit after it wait. */
+  ready: boolean;
+  /** The body files written for it: removed again if it fails. */
+  bodyFiles: readonly number[];
+  /** Body files of the messages its operations deleted: removed once it is durable. */
+  deletedBodyFiles: number[];
 }
 
 type Db = Database.Database;
@@ -157,13 +176,33 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #closed = false;
   readonly #stats: CommitStats = { commits: 0, transactions: 0, failures: 0 };
   readonly #slowWrites: SlowWrites;
+  readonly #bodies: BodyFiles;
+  readonly #largeBodyBytes: number;
+  /**
+   * Body files stored: while there are none, a deleted message cannot have had one, and deletes
+   * skip asking (the common case costs nothing).
+   */
+  #storedBodyFiles: number;
+  /** Set for each group write: whether a message it deletes can have a body file. */
+  #mayDeleteBodyFiles = false;
 
-  private constructor(file: string, db: Db, logger: EngineLogger, slowWrites: SlowWrites) {
+  private constructor(
+    file: string,
+    db: Db,
+    logger: EngineLogger,
+    slowWrites: SlowWrites,
+    bodies: BodyFiles,
+    storedBodyFiles: number,
+    largeBodyBytes: number,
+  ) {
     this.file = file;
     this.#db = db;
     this.#logger = logger;
     this.#sql = prepareStatements(db);
     this.#slowWrites = slowWrites;
+    this.#bodies = bodies;
+    this.#storedBodyFiles = storedBodyFiles;
+    this.#largeBodyBytes = largeBodyBytes;
   }
 
   /**
@@ -184,8 +223,23 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       createStoreFile(file);
       logger.info({ file }, 'store created');
     }
+    const largeBodyBytes = options.largeBodyBytes ?? DEFAULT_LARGE_BODY_BYTES;
+    if (!(largeBodyBytes >= 1))
+      throw new StoreError(
+        'open',
+        file,
+        `file store largeBodyBytes ${String(largeBodyBytes)} is not valid (expected a number of bytes, at least 1, or Infinity)`,
+      );
     const started = Date.now();
     const db = openDatabase(file, options);
+    const bodies = new BodyFiles(file);
+    let storedBodyFiles: number;
+    try {
+      storedBodyFiles = sweepBodyFiles(db, file, bodies, logger);
+    } catch (error) {
+      db.close();
+      throw error instanceof StoreError ? error : openError(file, error);
+    }
     logger.info({ file, ms: Date.now() - started, check: options.check ?? 'quick' }, 'store opened');
     const slowWrites = new SlowWrites(
       logger,
@@ -193,7 +247,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       options.slowWriteMs ?? DEFAULT_SLOW_WRITE_MS,
       options.elapsedClock ?? (() => performance.now()),
     );
-    return new FileStore(file, db, logger, slowWrites);
+    return new FileStore(file, db, logger, slowWrites, bodies, storedBodyFiles, largeBodyBytes);
   }
 
   /** Counters: commit calls, transactions written, failures. */
@@ -258,7 +312,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
       const [backlog, id, deliveryCount, notBefore, seq, bodyType, headers, properties, body] = row;
       if (seq !== lastMessageSeq || !message) {
-        ({ message, sender } = this.#decode(id, {
+        ({ message, sender } = this.#decode(id, seq, {
           bodyType,
           headers,
           properties,
@@ -278,20 +332,38 @@ export class FileStore implements MessageStore, ForwardedIdStore {
    */
   readMessage(id: string): Message | undefined {
     if (this.#closed) throw closedError(this.file);
-    const row = this.#sql.oneMessage.get(id) as [string, string, string, Buffer | string | null] | undefined;
+    const row = this.#sql.oneMessage.get(id) as StoredRow | undefined;
     if (!row) return undefined;
-    const [bodyType, headers, properties, body] = row;
-    return this.#decode(id, { bodyType, headers, properties, body } as SerializedMessage).message;
+    const [seq, bodyType, headers, properties, body] = row;
+    return this.#decode(id, seq, { bodyType, headers, properties, body } as SerializedMessage).message;
   }
 
   /** Destination handles shared by the messages read back, at recovery and when paged in. */
   readonly #handles = new Map<string, Queue | Topic>();
 
-  #decode(id: string, row: SerializedMessage): { message: Message; sender: SenderRecord | undefined } {
+  #decode(
+    id: string,
+    seq: number,
+    row: SerializedMessage | StoredBodyInFile,
+  ): { message: Message; sender: SenderRecord | undefined } {
     try {
-      return deserializeStoredMessage(row, this.#handles);
+      if (isBodyInFile(row.body)) row = { ...row, body: this.#readBodyFile(id, seq, row.body) };
+      return deserializeStoredMessage(row as SerializedMessage, this.#handles);
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       throw corrupt(this.file, `message '${id}' cannot be read: ${(error as Error).message}`, error);
+    }
+  }
+
+  #readBodyFile(id: string, seq: number, kind: typeof TEXT_IN_FILE | typeof BYTES_IN_FILE): string | Buffer {
+    try {
+      return this.#bodies.read(seq, kind);
+    } catch (error) {
+      throw corrupt(
+        this.file,
+        `the body of message '${id}' cannot be read from '${this.#bodies.pathOf(seq)}': ${(error as Error).message}`,
+        error,
+      );
     }
   }
 
@@ -327,7 +399,67 @@ export class FileStore implements MessageStore, ForwardedIdStore {
         ),
       );
     }
-    return this.#enqueue(encoded);
+    const largeBodies = this.#takeLargeBodies(encoded);
+    return largeBodies ? this.#enqueueWithBodyFiles(encoded, largeBodies) : this.#enqueue(encoded);
+  }
+
+  /**
+   * The bodies of `operations` that go to files of their own; each one's row keeps a number
+   * saying what its file holds instead. Undefined when there are none (nearly always).
+   */
+  #takeLargeBodies(operations: EncodedOperation[]): LargeBody[] | undefined {
+    let large: LargeBody[] | undefined;
+    for (const operation of operations) {
+      if (operation.op !== 'addMessage') continue;
+      const body = operation.row.body;
+      if (body === null || !this.#isLarge(body)) continue;
+      (large ??= []).push({ seq: operation.seq, body });
+      (operation.row as StoredBodyInFile).body = typeof body === 'string' ? TEXT_IN_FILE : BYTES_IN_FILE;
+    }
+    return large;
+  }
+
+  /** Whether a body is stored in a file; a string is measured only when its length cannot tell. */
+  #isLarge(body: string | Buffer): boolean {
+    const limit = this.#largeBodyBytes;
+    if (typeof body !== 'string') return body.length >= limit;
+    // UTF-8 takes 1 to 3 bytes per UTF-16 code unit.
+    if (body.length >= limit) return true;
+    if (body.length * 3 < limit) return false;
+    return Buffer.byteLength(body, 'utf8') >= limit;
+  }
+
+  /**
+   * Writes the body files, then queues the commit. It takes its place in the queue at once: the
+   * commits after it wait until its files are durable, so commits are still written in the
+   * order they were made (a commit may delete what an earlier one added).
+   */
+  #enqueueWithBodyFiles(operations: EncodedOperation[], bodies: readonly LargeBody[]): Promise<void> {
+    const seqs = bodies.map(({ seq }) => seq);
+    const result = this.#enqueue(operations, seqs);
+    const pending = this.#pending[this.#pending.length - 1]!;
+    void Promise.allSettled(bodies.map(({ seq, body }) => this.#bodies.write(seq, body))).then((writes) => {
+      const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
+      if (failed) this.#bodyFilesFailed(pending, failed.reason);
+      else pending.ready = true;
+      this.#schedule();
+    });
+    return result;
+  }
+
+  #bodyFilesFailed(pending: PendingCommit, cause: unknown): void {
+    this.#pending.splice(this.#pending.indexOf(pending), 1);
+    this.#bodies.remove(pending.bodyFiles);
+    pending.settled = true;
+    this.#stats.failures++;
+    const error = new StoreError(
+      'write',
+      this.file,
+      `store '${this.file}' could not write a message body to '${this.#bodies.folder}' (${(cause as Error).message}); nothing of this commit was stored`,
+      { cause },
+    );
+    this.#logger.error({ file: this.file, folder: this.#bodies.folder, err: cause }, 'store write failed');
+    pending.reject(error);
   }
 
   /** The ids of a bridge's duplicate window, oldest first, as stored (BRG-2). */
@@ -349,21 +481,40 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     ]);
   }
 
-  #enqueue(operations: EncodedOperation[]): Promise<void> {
+  #enqueue(operations: EncodedOperation[], bodyFiles: readonly number[] = NO_BODY_FILES): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.#pending.push({ operations, resolve, reject, settled: false });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.#writePending());
-      }
+      this.#pending.push({
+        operations,
+        resolve,
+        reject,
+        settled: false,
+        ready: bodyFiles.length === 0,
+        bodyFiles,
+        deletedBodyFiles: [],
+      });
+      this.#schedule();
     });
+  }
+
+  /** Schedules the next group write, unless one is scheduled or the first commit is not ready. */
+  #schedule(): void {
+    if (this.#scheduled || !this.#pending[0]?.ready) return;
+    this.#scheduled = true;
+    setImmediate(() => this.#writePending());
   }
 
   #writePending(): void {
     this.#scheduled = false;
-    const group = this.#pending;
-    this.#pending = [];
-    if (group.length === 0) return;
+    let ready = 0;
+    while (ready < this.#pending.length && this.#pending[ready]!.ready) ready++;
+    if (ready === 0) return;
+    let group: PendingCommit[];
+    if (ready === this.#pending.length) {
+      group = this.#pending;
+      this.#pending = [];
+    } else {
+      group = this.#pending.splice(0, ready);
+    }
     this.#slowWrites.time(
       () => this.#write(group),
       () => ({
@@ -381,16 +532,18 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #write(group: PendingCommit[]): void {
     const sql = this.#sql;
     const applied: PendingCommit[] = [];
+    this.#mayDeleteBodyFiles =
+      this.#storedBodyFiles > 0 || group.some((pending) => pending.bodyFiles.length > 0);
     try {
       sql.begin.run();
       if (group.length === 1) {
-        this.#apply(group[0]!.operations);
+        this.#apply(group[0]!.operations, group[0]!.deletedBodyFiles);
         applied.push(group[0]!);
       } else {
         for (const pending of group) {
           sql.savepoint.run();
           try {
-            this.#apply(pending.operations);
+            this.#apply(pending.operations, pending.deletedBodyFiles);
             sql.release.run();
             applied.push(pending);
           } catch (error) {
@@ -415,6 +568,8 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
     this.#stats.transactions++;
     for (const pending of applied) {
+      this.#storedBodyFiles += pending.bodyFiles.length - pending.deletedBodyFiles.length;
+      this.#bodies.remove(pending.deletedBodyFiles);
       pending.settled = true;
       pending.resolve();
     }
@@ -423,6 +578,11 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #fail(group: readonly PendingCommit[], cause: unknown): void {
     const unsettled = group.filter((pending) => !pending.settled);
     if (unsettled.length === 0) return;
+    // Nothing of them is stored: their own body files go, and what they deleted stays.
+    for (const pending of unsettled) {
+      this.#bodies.remove(pending.bodyFiles);
+      pending.deletedBodyFiles.length = 0;
+    }
     const error = writeError(this.file, cause);
     this.#logger.error(
       { file: this.file, commits: unsettled.length, code: error.sqliteCode, err: cause },
@@ -435,7 +595,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
   }
 
-  #apply(operations: readonly EncodedOperation[]): void {
+  #apply(operations: readonly EncodedOperation[], deletedBodyFiles: number[]): void {
     const sql = this.#sql;
     for (const operation of operations) {
       switch (operation.op) {
@@ -465,7 +625,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
           break;
         case 'removeRef':
           if (sql.deleteRef.run(operation.id, operation.backlog).changes > 0)
-            sql.deleteUnreferenced.run(operation.id, operation.id);
+            this.#deleteIfUnreferenced(operation.id, deletedBodyFiles);
           break;
         case 'putDestination': {
           const { kind, name, options } = operation.destination;
@@ -474,7 +634,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
         }
         case 'removeDestination':
           sql.deleteDestination.run(operation.kind, operation.name);
-          this.#dropBacklog(`${operation.kind}://${operation.name}`);
+          this.#dropBacklog(`${operation.kind}://${operation.name}`, deletedBodyFiles);
           break;
         case 'putSubscription': {
           const s = operation.subscription;
@@ -491,7 +651,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
         }
         case 'removeSubscription':
           sql.deleteSubscription.run(operation.key);
-          this.#dropBacklog(operation.key);
+          this.#dropBacklog(operation.key, deletedBodyFiles);
           break;
         case 'recordForwarded':
           for (const { id, seq, at } of operation.ids) sql.putForwardedId.run(operation.window, id, seq, at);
@@ -502,19 +662,40 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
   }
 
-  #dropBacklog(backlog: BacklogKey): void {
+  #dropBacklog(backlog: BacklogKey, deletedBodyFiles: number[]): void {
     for (const id of this.#sql.deleteBacklog.all(backlog) as string[])
-      this.#sql.deleteUnreferenced.run(id, id);
+      this.#deleteIfUnreferenced(id, deletedBodyFiles);
   }
 
   /**
-   * Copies the database, consistent as of the call, to `destination` with SQLite's online
-   * backup API, while the store stays in use. Commits queued before the call are in the copy.
+   * Deletes a message no reference holds any more; when it had a body file, notes its seq so the
+   * file goes once the transaction is durable. (A message replaced by `INSERT OR REPLACE` leaves
+   * its file to the sweep at the next open.)
+   */
+  #deleteIfUnreferenced(id: string, deletedBodyFiles: number[]): void {
+    if (!this.#mayDeleteBodyFiles) {
+      this.#sql.deleteUnreferenced.run(id, id);
+      return;
+    }
+    const deleted = this.#sql.deleteUnreferencedWithBody.get(id, id) as [number, number] | undefined;
+    if (deleted && deleted[1] === 1) deletedBodyFiles.push(deleted[0]);
+  }
+
+  /**
+   * Copies the database to `destination` with SQLite's online backup API, while the store stays
+   * in use, and the body files it refers to to `<destination>-bodies`. Commits queued before the
+   * call are in the copy.
    */
   async backup(destination: string): Promise<void> {
     if (this.#closed) throw closedError(this.file);
     await this.commit([]);
-    await this.#db.backup(destination);
+    await this.#bodies.backup(
+      destination,
+      async () => {
+        await this.#db.backup(destination);
+      },
+      () => bodyFileSeqsIn(destination),
+    );
   }
 
   /** Writes what is queued, then closes the database (checkpointing the WAL into it). */
@@ -522,10 +703,67 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     if (this.#closed) return;
     if (this.#pending.length > 0 || this.#scheduled) await this.commit([]).catch(() => undefined);
     this.#closed = true;
+    await this.#bodies.settled();
     this.#db.close();
     this.#logger.info({ file: this.file }, 'store closed');
   }
 }
+
+const NO_BODY_FILES: readonly number[] = [];
+
+/** A body on its way to a file of its own. */
+interface LargeBody {
+  seq: number;
+  body: string | Buffer;
+}
+
+/** Rows whose body is in a file: the only numeric bodies (better-sqlite3 binds the number as a REAL). */
+const BODY_FILE_SEQS = "SELECT seq FROM messages WHERE typeof(body) IN ('integer', 'real')";
+
+/** The seqs of the messages whose bodies are in files, in a stopped store file (a backup copy). */
+function bodyFileSeqsIn(file: string): number[] {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    return db.prepare(BODY_FILE_SEQS).pluck().all() as number[];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Removes body files no message refers to (orphans of commits that did not complete) and refuses
+ * a store whose messages miss theirs. Returns how many body files are stored.
+ */
+function sweepBodyFiles(db: Db, file: string, bodies: BodyFiles, logger: EngineLogger): number {
+  const stored = new Set(db.prepare(BODY_FILE_SEQS).pluck().all() as number[]);
+  const { removed, missing } = bodies.sweep(stored);
+  if (removed > 0)
+    logger.warn(
+      { file, folder: bodies.folder, removed },
+      'store removed body files that no message refers to (left by commits that did not complete)',
+    );
+  if (missing.length > 0)
+    throw corrupt(
+      file,
+      `${missing.length} message bod${missing.length === 1 ? 'y is' : 'ies are'} missing from '${bodies.folder}' (seq ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`,
+    );
+  return stored.size;
+}
+
+/** One message as `readMessage` reads it. */
+type StoredRow = [
+  seq: number,
+  bodyType: string,
+  headers: string,
+  properties: string | null,
+  body: StoredBody,
+];
+
+/** A `body` column: the body itself, or a number standing for its file (schema version 2). */
+type StoredBody = string | Buffer | null | typeof TEXT_IN_FILE | typeof BYTES_IN_FILE;
+
+/** A row whose body is in a file. */
+type StoredBodyInFile = Omit<SerializedMessage, 'body'> & { body: StoredBody };
 
 /** A reference joined with its message; `seq` is the message's, which every reference to it shares. */
 type RefRow = [
@@ -537,7 +775,7 @@ type RefRow = [
   bodyType: string,
   headers: string,
   properties: string | null,
-  body: string | Buffer | null,
+  body: StoredBody,
 ];
 
 function prepareStatements(db: Db) {
@@ -560,6 +798,9 @@ function prepareStatements(db: Db) {
     deleteUnreferenced: db.prepare(
       'DELETE FROM messages WHERE id = ? AND NOT EXISTS (SELECT 1 FROM refs WHERE id = ?)',
     ),
+    deleteUnreferencedWithBody: raw(
+      "DELETE FROM messages WHERE id = ? AND NOT EXISTS (SELECT 1 FROM refs WHERE id = ?) RETURNING seq, typeof(body) IN ('integer', 'real')",
+    ),
     deleteBacklog: db.prepare('DELETE FROM refs WHERE backlog = ? RETURNING id').pluck(),
     putDestination: db.prepare(
       'INSERT INTO destinations (kind, name, options) VALUES (?, ?, ?) ON CONFLICT (kind, name) DO UPDATE SET options = excluded.options',
@@ -580,7 +821,7 @@ function prepareStatements(db: Db) {
        FROM messages m JOIN refs r ON r.id = m.id ORDER BY m.seq`,
     ),
     maxSeq: db.prepare('SELECT max(seq) FROM messages'),
-    oneMessage: raw('SELECT body_type, headers, properties, body FROM messages WHERE id = ?'),
+    oneMessage: raw('SELECT seq, body_type, headers, properties, body FROM messages WHERE id = ?'),
     putForwardedId: db.prepare(
       'INSERT OR REPLACE INTO forwarded_ids (window, id, seq, at) VALUES (?, ?, ?, ?)',
     ),
@@ -665,6 +906,11 @@ function openDatabase(file: string, options: FileStoreOptions): Db {
     db.pragma('journal_size_limit = 67108864');
     checkIntegrity(db, file, options.check ?? 'quick');
     checkSchema(db, file);
+    // Version 2 only adds body files: a version-1 store is one already, marked so older code refuses it.
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema' AND CAST(value AS INTEGER) < ?").run(
+      String(SCHEMA_VERSION),
+      SCHEMA_VERSION,
+    );
     db.exec(FORWARDED_IDS_SCHEMA);
     // The first write takes the exclusive lock and keeps it until close; it also proves the file is writable.
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened', ?)").run(new Date().toISOString());

@@ -1,0 +1,162 @@
+/**
+ * Large message bodies, each in a file of its own beside the file store's database
+ * (`gateway.db-bodies/<seq>`). better-sqlite3 writes on the event loop, and a body of megabytes
+ * held it for tens to hundreds of milliseconds per commit; a body file is written and fsynced on
+ * libuv's thread pool instead, before the transaction that refers to it, so the transaction
+ * itself stays small. The database row keeps everything else and, in place of the body, a small
+ * integer saying what the file holds.
+ *
+ * A body file without a row (its commit failed, or the process died between the file and the
+ * commit) is an orphan: removed when the commit fails, and swept when the store next opens.
+ */
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFile, mkdir, open, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** The database's `body` value for a body kept in a file: its text as UTF-8. */
+export const TEXT_IN_FILE = 1;
+/** The database's `body` value for a body kept in a file: its bytes as they are. */
+export const BYTES_IN_FILE = 2;
+
+export type BodyInFile = typeof TEXT_IN_FILE | typeof BYTES_IN_FILE;
+
+/** Whether a `body` column value stands for a body file rather than being the body. */
+export function isBodyInFile(value: unknown): value is BodyInFile {
+  return value === TEXT_IN_FILE || value === BYTES_IN_FILE;
+}
+
+/** The folder of body files for a database file. */
+export function bodyFolderOf(databaseFile: string): string {
+  return `${databaseFile}-bodies`;
+}
+
+export class BodyFiles {
+  readonly folder: string;
+  /** Removals waiting while a backup copies files: a file it will copy must still be there. */
+  #deferred: number[] | undefined;
+  #backups = 0;
+  readonly #removals = new Set<Promise<void>>();
+
+  constructor(databaseFile: string) {
+    this.folder = bodyFolderOf(databaseFile);
+  }
+
+  pathOf(seq: number): string {
+    return join(this.folder, String(seq));
+  }
+
+  /**
+   * Writes a body and makes it durable (the file and its folder entry fsynced) before resolving;
+   * the work runs on libuv's thread pool, not on the event loop. A write that fails removes what
+   * it left.
+   */
+  async write(seq: number, body: string | Buffer): Promise<void> {
+    const path = this.pathOf(seq);
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    try {
+      await mkdir(this.folder, { recursive: true });
+      const handle = await open(path, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await syncFolder(this.folder);
+    } catch (error) {
+      await rm(path, { force: true }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Reads a body back, synchronously (the store's reads are: the engine pages bodies in at delivery). */
+  read(seq: number, kind: BodyInFile): string | Buffer {
+    const bytes = readFileSync(this.pathOf(seq));
+    return kind === TEXT_IN_FILE ? bytes.toString('utf8') : bytes;
+  }
+
+  /** Removes the files of messages no longer stored; a failure leaves an orphan for the next sweep. */
+  remove(seqs: readonly number[]): void {
+    if (seqs.length === 0) return;
+    if (this.#deferred) {
+      this.#deferred.push(...seqs);
+      return;
+    }
+    const removal = Promise.all(seqs.map((seq) => rm(this.pathOf(seq), { force: true })))
+      .then(() => undefined)
+      .catch(() => undefined)
+      .finally(() => this.#removals.delete(removal));
+    this.#removals.add(removal);
+  }
+
+  /** Resolves once the removals started so far are done (before the store closes). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#removals]);
+  }
+
+  /**
+   * Removes every file whose seq is not in `stored` (orphans of commits that never landed), and
+   * lists the seqs in `stored` that have no file. Run at open, before anything is written.
+   */
+  sweep(stored: ReadonlySet<number>): { removed: number; missing: number[] } {
+    let names: string[];
+    try {
+      names = readdirSync(this.folder);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      names = [];
+    }
+    let removed = 0;
+    const found = new Set<number>();
+    for (const name of names) {
+      if (/^\d+$/.test(name) && stored.has(Number(name))) {
+        found.add(Number(name));
+        continue;
+      }
+      rmSync(join(this.folder, name), { force: true, recursive: true });
+      removed++;
+    }
+    const missing = [...stored].filter((seq) => !found.has(seq));
+    return { removed, missing };
+  }
+
+  /**
+   * Runs `copy` (a backup of the database) with removals held back, then copies the files of
+   * `seqsOf()` — the body files the copied database refers to — beside `destinationFile`.
+   */
+  async backup(
+    destinationFile: string,
+    copy: () => Promise<void>,
+    seqsOf: () => readonly number[],
+  ): Promise<void> {
+    this.#backups++;
+    this.#deferred ??= [];
+    try {
+      await copy();
+      const target = bodyFolderOf(destinationFile);
+      await rm(target, { recursive: true, force: true });
+      const seqs = seqsOf();
+      if (seqs.length === 0) return;
+      await mkdir(target, { recursive: true });
+      for (const seq of seqs) await copyFile(this.pathOf(seq), join(target, String(seq)));
+      await syncFolder(target);
+      await syncFolder(dirname(target));
+    } finally {
+      if (--this.#backups === 0) {
+        const deferred = this.#deferred;
+        this.#deferred = undefined;
+        this.remove(deferred);
+      }
+    }
+  }
+}
+
+/** A new file's name is durable only once its folder is fsynced. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,285 @@
+/**
+ * The file store's large bodies: written to files of their own (`gateway.db-bodies/<seq>`) off the
+ * event loop, before the transaction that refers to them, and gone with their message. The store
+ * contract also runs with every body in a file (file-store-contract.test.ts); these tests cover
+ * what is particular to the files.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { BytesMessage, type Message, type StoreOperation, TextMessage } from '../../../src/index.js';
+import type { EngineLogger } from '../../../src/jms/logger.js';
+import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
+import { StoreError } from '../../../src/store/store-error.js';
+import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
+import { withTempDir } from '../../helpers/temp-dir.js';
+
+const LARGE = 64 * 1024;
+
+function bodiesIn(dir: string): string[] {
+  const folder = join(dir, 'gateway.db-bodies');
+  return existsSync(folder) ? readdirSync(folder).sort((a, b) => Number(a) - Number(b)) : [];
+}
+
+function open(dir: string, logger?: EngineLogger): Promise<FileStore> {
+  return FileStore.open({ path: dir, largeBodyBytes: LARGE, ...(logger ? { logger } : {}) });
+}
+
+function add(id: string, seq: number, message: Message, backlogs = ['queue://q']): StoreOperation[] {
+  message.setJMSMessageID(id);
+  return [
+    { op: 'addMessage', id, seq, message },
+    ...backlogs.map((backlog): StoreOperation => ({
+      op: 'addRef',
+      backlog,
+      id,
+      seq,
+      deliveryCount: 0,
+      notBefore: 0,
+    })),
+  ];
+}
+
+function bytesOf(message: Message | undefined): number[] {
+  const bytes = message as BytesMessage;
+  bytes.reset();
+  return [...bytes.readBytes()];
+}
+
+async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
+    assert.equal(error.kind, kind);
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+test('body files - a large body is written to a file of its own, not to the database, and reads back identical, also after reopening', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const store = await open(dir);
+    cleanup(() => store.close());
+    await store.recover();
+    // Multi-byte text whose UTF-16 length is under the limit but whose UTF-8 length is over it.
+    const accented = 'é€'.repeat(LARGE / 4);
+    assert.ok(accented.length < LARGE && Buffer.byteLength(accented) >= LARGE);
+    const bytes = Buffer.alloc(3 * LARGE, 0).map((_, i) => i % 251);
+    const message = new BytesMessage();
+    message.writeBytes(bytes);
+    // Not well-formed UTF-16 (a lone surrogate): stored as UTF-16LE bytes, in a file too.
+    const lone = `${'x'.repeat(LARGE)}\ud800`;
+    const small = 'y'.repeat(LARGE / 3 - 1);
+    await store.commit([
+      ...add('ID:1', 1, new TextMessage(accented)),
+      ...add('ID:2', 2, message),
+      ...add('ID:3', 3, new TextMessage(lone)),
+      ...add('ID:4', 4, new TextMessage(small)),
+    ]);
+    assert.deepEqual(bodiesIn(dir), ['1', '2', '3']);
+    // The bodies (about 580 KB) never went through SQLite: its log holds the small rest.
+    assert.ok(statSync(join(dir, 'gateway.db-wal')).size < 200 * 1024, 'the WAL stayed small');
+    assert.equal(text(store.readMessage('ID:1')!), accented);
+    assert.deepEqual(bytesOf(store.readMessage('ID:2')), [...bytes]);
+    assert.equal(text(store.readMessage('ID:3')!), lone);
+    assert.equal(text(store.readMessage('ID:4')!), small);
+    await store.close();
+
+    const again = await open(dir);
+    cleanup(() => again.close());
+    const recovered = await recoverAll(again);
+    assert.deepEqual(
+      recovered.refs.map((ref) => ref.id),
+      ['ID:1', 'ID:2', 'ID:3', 'ID:4'],
+    );
+    assert.equal(text(recovered.refs[0]!.message), accented);
+    assert.deepEqual(bytesOf(recovered.refs[1]!.message), [...bytes]);
+    assert.equal(text(recovered.refs[2]!.message), lone);
+  });
+});
+
+test('body files - a body file goes with its message: after its last reference, and with a deleted destination', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const store = await open(dir);
+    cleanup(() => store.close());
+    await store.recover();
+    const big = 'z'.repeat(LARGE);
+    await store.commit(add('ID:1', 1, new TextMessage(big), ['queue://q', 'queue://r']));
+    await store.commit(add('ID:2', 2, new TextMessage(big), ['queue://gone']));
+    await store.commit(add('ID:3', 3, new TextMessage(big)));
+    await store.commit([{ op: 'removeRef', backlog: 'queue://q', id: 'ID:1' }]);
+    await store.commit([
+      { op: 'removeRef', backlog: 'queue://q', id: 'ID:3' },
+      { op: 'removeDestination', kind: 'queue', name: 'gone' },
+    ]);
+    // Removals run once their transaction is durable; close waits for them.
+    await store.close();
+    assert.deepEqual(bodiesIn(dir), ['1']);
+    const again = await open(dir);
+    cleanup(() => again.close());
+    await again.recover();
+    await again.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]);
+    await again.close();
+    assert.deepEqual(bodiesIn(dir), []);
+  });
+});
+
+test('body files - a commit whose body cannot be written is rejected with nothing stored; the commits after it wait for it, then go on', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const store = await open(dir);
+    cleanup(() => store.close());
+    await store.recover();
+    // A file where the folder belongs: no body file can be made.
+    await writeFile(join(dir, 'gateway.db-bodies'), 'in the way');
+    const settled: string[] = [];
+    const large = store.commit(add('ID:1', 1, new TextMessage('a'.repeat(LARGE)))).then(
+      () => settled.push('ID:1 stored'),
+      (error: unknown) => {
+        settled.push('ID:1 rejected');
+        throw error;
+      },
+    );
+    const after = store
+      .commit(add('ID:2', 2, new TextMessage('small')))
+      .then(() => settled.push('ID:2 stored'));
+    await assertRejectsAs(
+      large,
+      'write',
+      /could not write a message body to '.*gateway\.db-bodies' \(.+\); nothing of this commit was stored/,
+    );
+    await after;
+    assert.deepEqual(settled, ['ID:1 rejected', 'ID:2 stored']);
+    assert.equal(store.readMessage('ID:1'), undefined);
+    assert.equal(text(store.readMessage('ID:2')!), 'small');
+
+    // Once the folder can be made, large bodies are stored again, and in the order committed.
+    await rm(join(dir, 'gateway.db-bodies'));
+    settled.length = 0;
+    await Promise.all([
+      store.commit(add('ID:3', 3, new TextMessage('b'.repeat(4 * LARGE)))).then(() => settled.push('ID:3')),
+      store.commit(add('ID:4', 4, new TextMessage('small'))).then(() => settled.push('ID:4')),
+    ]);
+    assert.deepEqual(settled, ['ID:3', 'ID:4']);
+    assert.deepEqual(bodiesIn(dir), ['3']);
+  });
+});
+
+test('body files - a commit SQLite refuses takes its body files with it; the others in its group keep theirs', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const store = await open(dir);
+    cleanup(() => store.close());
+    await store.recover();
+    const big = 'c'.repeat(LARGE);
+    const good = store.commit(add('ID:1', 1, new TextMessage(big)));
+    const bad = store.commit([
+      ...add('ID:2', 2, new TextMessage(big)),
+      // JSON cannot hold a bigint: this fails half-way through the commit.
+      { op: 'putDestination', destination: { kind: 'queue', name: 'x', options: { n: 1n } } },
+    ]);
+    await good;
+    await assertRejectsAs(bad, 'write', /nothing of this commit was stored/);
+    await store.close();
+    assert.deepEqual(bodiesIn(dir), ['1']);
+  });
+});
+
+test('body files - opening sweeps files no message refers to, and refuses a store whose message lost its body file', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const warned: { fields: Record<string, unknown>; message: string }[] = [];
+    const ignore = () => {};
+    const logger: EngineLogger = {
+      error: ignore,
+      info: ignore,
+      debug: ignore,
+      warn: (fields, message) => warned.push({ fields, message }),
+    };
+    const store = await open(dir);
+    cleanup(() => store.close());
+    await store.recover();
+    await store.commit(add('ID:1', 1, new TextMessage('d'.repeat(LARGE))));
+    await store.close();
+    // As a crash between a body file and its commit leaves them.
+    await writeFile(join(dir, 'gateway.db-bodies', '7'), 'orphan');
+    await writeFile(join(dir, 'gateway.db-bodies', '8.partial'), 'orphan');
+
+    const again = await open(dir, logger);
+    cleanup(() => again.close());
+    assert.deepEqual(bodiesIn(dir), ['1']);
+    assert.equal(warned.length, 1);
+    assert.match(warned[0]!.message, /removed body files that no message refers to/);
+    assert.equal(warned[0]!.fields['removed'], 2);
+    await again.close();
+
+    await rm(join(dir, 'gateway.db-bodies', '1'));
+    await assertRejectsAs(
+      open(dir),
+      'corrupt',
+      /is corrupt \(1 message body is missing from '.*gateway\.db-bodies' \(seq 1\)\): restore it from a backup/,
+    );
+  });
+});
+
+test('body files - a backup copies the body files its database refers to, and the copy opens on its own', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const live = join(dir, 'live');
+    const store = await open(live);
+    cleanup(() => store.close());
+    await store.recover();
+    const big = 'e'.repeat(2 * LARGE);
+    await store.commit(add('ID:1', 1, new TextMessage(big)));
+    await store.commit(add('ID:2', 2, new TextMessage(big)));
+    await store.commit([{ op: 'removeRef', backlog: 'queue://q', id: 'ID:2' }]);
+    const copy = join(dir, 'copy.db');
+    await store.backup(copy);
+    await store.close();
+    assert.deepEqual(readdirSync(`${copy}-bodies`), ['1']);
+    await rm(live, { recursive: true });
+
+    const restored = await FileStore.open({ path: copy });
+    cleanup(() => restored.close());
+    const recovered = await recoverAll(restored);
+    assert.deepEqual(
+      recovered.refs.map((ref) => [ref.id, text(ref.message) === big]),
+      [['ID:1', true]],
+    );
+  });
+});
+
+test('body files - a version-1 store opens and is marked with the current version, so older code refuses it', async () => {
+  await withTempDir('body-files-', async (dir) => {
+    const first = await open(dir);
+    await first.close();
+    const raw = new Database(join(dir, 'gateway.db'));
+    raw.prepare("UPDATE meta SET value = '1' WHERE key = 'schema'").run();
+    raw.close();
+    const again = await open(dir);
+    await again.close();
+    const check = new Database(join(dir, 'gateway.db'), { readonly: true });
+    try {
+      assert.equal(
+        check.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get(),
+        String(SCHEMA_VERSION),
+      );
+    } finally {
+      check.close();
+    }
+  });
+});
+
+test('body files - largeBodyBytes must be a positive number of bytes', async () => {
+  await withTempDir('body-files-', async (dir) => {
+    for (const largeBodyBytes of [0, -1, Number.NaN])
+      await assertRejectsAs(
+        FileStore.open({ path: dir, largeBodyBytes }),
+        'open',
+        /largeBodyBytes .* is not valid \(expected a number of bytes, at least 1, or Infinity\)/,
+      );
+    const everything = await FileStore.open({ path: dir, largeBodyBytes: Number.POSITIVE_INFINITY });
+    await everything.recover();
+    await everything.commit(addOps('ID:1', 1, ['queue://q'], 'f'.repeat(4 * LARGE)));
+    await everything.close();
+    assert.deepEqual(bodiesIn(dir), []);
+  });
+});
