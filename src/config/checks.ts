@@ -73,7 +73,10 @@ export function checkConfig(data: Plain, env: Readonly<Record<string, string | u
   return problems;
 }
 
-/** A PostgreSQL store needs its URL; the other stores take none (a URL there would be ignored). */
+/**
+ * A PostgreSQL store needs its URL; the other stores take none (a URL there would be ignored),
+ * and only the file store has body files.
+ */
 function checkStore(store: Plain, report: (path: string, message: string) => void): void {
   if (store.type === 'postgres') {
     if (typeof store.url !== 'string' || store.url === '')
@@ -88,6 +91,12 @@ function checkStore(store: Plain, report: (path: string, message: string) => voi
   } else if (store.url !== undefined) {
     report('store.url', "url is for type: 'postgres': set type: postgres, or remove url");
   }
+  const fileStore = store.type !== 'postgres' && store.type !== 'memory' && store.memory !== true;
+  if (!fileStore && store.largeBodyBytes !== undefined)
+    report(
+      'store.largeBodyBytes',
+      'largeBodyBytes is for the file store: remove it, or drop the other store type',
+    );
 }
 
 /** User names are unique: a second entry would leave it unclear which password counts. */

@@ -89,6 +89,8 @@ export interface GatewayConfig {
     readonly path: string;
     readonly memory: boolean;
     readonly synchronous: 'full' | 'normal';
+    /** File store: bodies of this many bytes or more go to files of their own (absent: the store's default). */
+    readonly largeBodyBytes?: number;
     /** With `type: postgres`, as the next four; a secret. Absent ones take the store's defaults. */
     readonly url?: string;
     readonly schema?: string;

@@ -513,6 +513,12 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         description:
           "'full': every commit is fsynced (survives power loss); 'normal': survives a gateway crash, the last commits may be lost if the machine fails.",
       },
+      largeBodyBytes: {
+        type: 'integer',
+        minimum: 1,
+        description:
+          'File store: a message body of this many bytes or more (default 131072, 128 KiB) is written to a file of its own beside the database (`gateway.db-bodies/`), off the event loop, so a large message does not stall the gateway while it is stored.',
+      },
     }),
     admin: object(
       'The admin HTTP API: health, metrics, destinations, browse and replay, bridge control.',

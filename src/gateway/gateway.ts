@@ -588,6 +588,7 @@ export async function openStore(
   return FileStore.open({
     path,
     synchronous: config.store.synchronous,
+    ...(config.store.largeBodyBytes === undefined ? {} : { largeBodyBytes: config.store.largeBodyBytes }),
     logger: logger.child({ component: 'store' }),
   });
 }

@@ -55,3 +55,28 @@ test('config - a postgres store without url, with a url of another scheme, or a 
     /store\.connectAttempts/,
   );
 });
+
+test('config - largeBodyBytes belongs to the file store: set on the file store, refused on the others', () => {
+  const { config } = parseConfig('store: { largeBodyBytes: 65536 }', 'gw.yaml', {
+    registry: builtinRegistry,
+    env: {},
+  });
+  assert.equal(config.store.largeBodyBytes, 65536);
+  // Absent, the store takes its own default (128 KiB, src/store/file-store.ts).
+  assert.equal(
+    parseConfig('{}', 'gw.yaml', { registry: builtinRegistry, env: {} }).config.store.largeBodyBytes,
+    undefined,
+  );
+  for (const store of [
+    '{ memory: true, largeBodyBytes: 1 }',
+    '{ type: postgres, url: "postgres://db/x", largeBodyBytes: 1 }',
+  ])
+    assert.match(
+      problems(`store: ${store}`).join('\n'),
+      /store\.largeBodyBytes: largeBodyBytes is for the file store/,
+    );
+  assert.match(
+    problems('store: { largeBodyBytes: 0 }').join('\n'),
+    /store\.largeBodyBytes: expected an integer >= 1/,
+  );
+});
