@@ -1,8 +1,9 @@
 /**
  * Tells the operator when a store write held the event loop. The file store writes each group
  * commit synchronously (better-sqlite3), so while it writes, the gateway answers nothing else:
- * not the admin API, not a broker's heartbeat. A large message or a slow disk makes that visible
- * as stalls whose cause is otherwise hard to find; this names it. Warns at the first slow write,
+ * not the admin API, not a broker's heartbeat. A slow disk, or bodies just under the store's
+ * `largeBodyBytes` in numbers, make that visible as stalls whose cause is otherwise hard to find;
+ * this names it. Warns at the first slow write,
  * then at most once per interval, counting the slow writes it did not log in between.
  */
 import type { EngineLogger } from '../jms/logger.js';

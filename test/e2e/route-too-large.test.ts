@@ -4,8 +4,8 @@
  * parked in the error destination before it is sent, the next message flows, and the admin API's
  * /health stays responsive meanwhile (DLV-9, BRG-4). The 100 MB case, a request Kafka answers by
  * closing the connection, is in test/integration/too-large-messages.test.ts: at that size the
- * synchronous copies of the body (AMQP client, mapping) and the file store's commit of the parked
- * copy take longer than the responsiveness bound by themselves, whatever the bridge does.
+ * synchronous copies of the body (AMQP client, mapping, encoding) take longer than the
+ * responsiveness bound by themselves, whatever the bridge does.
  *
  * The gateway runs on its default file store: the parked copy's 2 MB body goes to a file of its
  * own, written off the event loop (docs/persistence.md, "Large bodies"). Written in the store's
