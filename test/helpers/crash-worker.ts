@@ -67,7 +67,7 @@ const store = dir.startsWith('postgres:')
       url: process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
       schema: dir.slice('postgres:'.length),
     })
-  : await FileStore.open({ path: dir });
+  : await FileStore.open({ path: dir, ...largeBodies() });
 const engine = await JmsEngine.open({ store });
 const queue = await engine.createQueue('work');
 const topic = await engine.createTopic('events');
@@ -82,8 +82,17 @@ const durable = durableSession.createDurableSubscriber(topic, 'durable-1');
 await engine.flush();
 connection.start();
 
+/** `CRASH_LARGE_BODY_BYTES`: the file store's largeBodyBytes (1 puts every body in a file of its own). */
+function largeBodies(): { largeBodyBytes?: number } {
+  const bytes = process.env.CRASH_LARGE_BODY_BYTES;
+  return bytes === undefined ? {} : { largeBodyBytes: Number(bytes) };
+}
+
+/** The message's key; a body that is not the one sent with it is recorded as BAD. */
 function keyOf(message: Message): string {
-  return message.getStringProperty('key')!;
+  const key = message.getStringProperty('key')!;
+  if ((message as TextMessage).getText() !== `${key} ${PADDING}`) say(`BAD ${key}`);
+  return key;
 }
 
 /** Messages a destination still holds: available, or delivered and not yet acknowledged. */
@@ -140,8 +149,9 @@ async function consumeTransacted(
     for (let i = 0; i < 5; i++) {
       const message = await consumer.receive(100);
       if (message === null) break;
-      keys.push(keyOf(message));
-      say(`GOT tx ${keyOf(message)}`);
+      const key = keyOf(message);
+      keys.push(key);
+      say(`GOT tx ${key}`);
     }
     if (keys.length > 0) {
       await session.commit();
@@ -159,9 +169,10 @@ async function consumeDurable(idle: () => boolean): Promise<void> {
       if (idle()) return;
       continue;
     }
-    say(`GOT dur ${keyOf(message)}`);
+    const key = keyOf(message);
+    say(`GOT dur ${key}`);
     await message.acknowledge();
-    say(`ACK dur ${keyOf(message)}`);
+    say(`ACK dur ${key}`);
   }
 }
 
