@@ -26,7 +26,7 @@ export function isBodyInFile(value: unknown): value is BodyInFile {
 }
 
 /** The folder of body files for a database file. */
-export function bodyFolderOf(databaseFile: string): string {
+function bodyFolderOf(databaseFile: string): string {
   return `${databaseFile}-bodies`;
 }
 
@@ -54,7 +54,8 @@ export class BodyFiles {
     const path = this.pathOf(seq);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     try {
-      await mkdir(this.folder, { recursive: true });
+      // The folder's own entry must be durable too, the first time it is made.
+      if ((await mkdir(this.folder, { recursive: true })) !== undefined) await syncPath(dirname(this.folder));
       const handle = await open(path, 'w');
       try {
         await handle.writeFile(bytes);
@@ -62,7 +63,7 @@ export class BodyFiles {
       } finally {
         await handle.close();
       }
-      await syncFolder(this.folder);
+      await syncPath(this.folder);
     } catch (error) {
       await rm(path, { force: true }).catch(() => undefined);
       throw error;
@@ -138,9 +139,13 @@ export class BodyFiles {
       const seqs = seqsOf();
       if (seqs.length === 0) return;
       await mkdir(target, { recursive: true });
-      for (const seq of seqs) await copyFile(this.pathOf(seq), join(target, String(seq)));
-      await syncFolder(target);
-      await syncFolder(dirname(target));
+      for (const seq of seqs) {
+        const copied = join(target, String(seq));
+        await copyFile(this.pathOf(seq), copied);
+        await syncPath(copied);
+      }
+      await syncPath(target);
+      await syncPath(dirname(target));
     } finally {
       if (--this.#backups === 0) {
         const deferred = this.#deferred;
@@ -151,9 +156,9 @@ export class BodyFiles {
   }
 }
 
-/** A new file's name is durable only once its folder is fsynced. */
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, 'r');
+/** fsyncs a file, or a folder: a new file's name is durable only once its folder is fsynced. */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
   try {
     await handle.sync();
   } finally {

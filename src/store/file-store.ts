@@ -39,7 +39,7 @@ import {
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
 import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
-import { BYTES_IN_FILE, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
+import { BYTES_IN_FILE, type BodyInFile, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
 
 /**
  * The schema this code writes and reads. A store with a higher version is refused. Version 2:
@@ -355,7 +355,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
   }
 
-  #readBodyFile(id: string, seq: number, kind: typeof TEXT_IN_FILE | typeof BYTES_IN_FILE): string | Buffer {
+  #readBodyFile(id: string, seq: number, kind: BodyInFile): string | Buffer {
     try {
       return this.#bodies.read(seq, kind);
     } catch (error) {
@@ -760,7 +760,7 @@ type StoredRow = [
 ];
 
 /** A `body` column: the body itself, or a number standing for its file (schema version 2). */
-type StoredBody = string | Buffer | null | typeof TEXT_IN_FILE | typeof BYTES_IN_FILE;
+type StoredBody = string | Buffer | null | BodyInFile;
 
 /** A row whose body is in a file. */
 type StoredBodyInFile = Omit<SerializedMessage, 'body'> & { body: StoredBody };
