@@ -190,29 +190,33 @@ function newGroup() {
   return { sent: new Set<string>(), got: new Map<string, number>(), acked: new Set<string>() };
 }
 
-/**
- * Kills a worker on a file store under load, then checks what its lines say. `env` goes to the
- * worker (CRASH_LARGE_BODY_BYTES puts bodies in files of their own).
- */
-async function fileStoreCrash(t: TestContext, env: Record<string, string>, label: string): Promise<void> {
+/** Where {@link crashUnderLoad} runs its worker's engine. */
+interface CrashStore {
+  /** In the console line: '' or ' (…)'. */
+  label: string;
+  /** The worker's store argument: the file store's directory (ending in `/`), or `postgres:<schema>`. */
+  store(dir: string): string;
+  /** Goes to the worker (CRASH_LARGE_BODY_BYTES puts file store bodies in files of their own). */
+  env?: Record<string, string>;
+  /** Checks on the store once drained. */
+  drained?(dir: string): void;
+  cleanup?(): Promise<void>;
+}
+
+/** Kills a worker under load {@link ROUNDS} times, drains it, and checks what its lines say. */
+async function crashUnderLoad(t: TestContext, on: CrashStore): Promise<void> {
   const seed = Number(process.env.CRASH_SEED ?? 20_260_101);
   const random = prng(seed);
   const dir = await mkdtemp(join(tmpdir(), 'crash-recovery-'));
-  await mkdir(join(dir, 'store'));
   await mkdir(join(dir, 'facts'));
   try {
     const runs = await killRounds(
       t,
-      (mode, round) => startWorker(dir, mode, round, join(dir, 'store'), env),
+      (mode, round) => startWorker(dir, mode, round, on.store(dir), on.env),
       random,
       { rounds: ROUNDS },
     );
-    // Drained, the store holds no message: no body file either, neither a deleted message's nor
-    // one a kill left without its commit (swept when the next run opened the store).
-    const bodies = join(dir, 'store', 'gateway.db-bodies');
-    if (env['CRASH_LARGE_BODY_BYTES'] !== undefined) assert.ok(existsSync(bodies), 'bodies went to files');
-    if (existsSync(bodies)) assert.deepEqual(readdirSync(bodies), [], 'body files left after the drain');
-
+    on.drained?.(dir);
     const result = analyse(runs);
     const summary =
       `seed ${seed}: sent ${result.sentQueue} to the queue and ${result.sentTopic} to the topic, ` +
@@ -220,7 +224,7 @@ async function fileStoreCrash(t: TestContext, env: Record<string, string>, label
       `came back after acknowledgement ${result.resurrected.length}, ` +
       `acknowledged as the kill came (in doubt) ${result.inDoubt}, ` +
       `consumed although the send never reported ${result.unconfirmed}`;
-    console.log(`crash recovery${label}: ${summary}`);
+    console.log(`crash recovery${on.label}: ${summary}`);
     t.diagnostic(summary);
     assert.ok(result.sentQueue > 0 && result.sentTopic > 0, 'the load ran');
     assert.deepEqual(
@@ -237,60 +241,44 @@ async function fileStoreCrash(t: TestContext, env: Record<string, string>, label
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+    await on.cleanup?.();
   }
 }
 
 test(
   'file store - kill -9 under load loses no sent message and brings back no acknowledged one (PER-1, PER-3)',
   { timeout: 120_000 },
-  (t) => fileStoreCrash(t, {}, ''),
+  (t) => crashUnderLoad(t, { label: '', store: (dir) => `${join(dir, 'store')}/` }),
 );
 
 test(
   'file store, every body in a file of its own - kill -9 under load loses no sent message, no body, and brings back no acknowledged one (PER-1, PER-3)',
   { timeout: 120_000 },
-  (t) => fileStoreCrash(t, { CRASH_LARGE_BODY_BYTES: '1' }, ' (bodies in files)'),
+  (t) =>
+    crashUnderLoad(t, {
+      label: ' (bodies in files)',
+      store: (dir) => `${join(dir, 'store')}/`,
+      env: { CRASH_LARGE_BODY_BYTES: '1' },
+      // Drained, the store holds no message: no body file either, neither a deleted message's nor
+      // one a kill left without its commit (swept when the next run opened the store).
+      drained(dir) {
+        const bodies = join(dir, 'store', 'gateway.db-bodies');
+        assert.ok(existsSync(bodies), 'bodies went to files');
+        assert.deepEqual(readdirSync(bodies), [], 'body files left after the drain');
+      },
+    }),
 );
 
 test(
   'postgres store - kill -9 under load loses no sent message and brings back no acknowledged one (PER-1, PER-3)',
   { timeout: 120_000, skip: postgresMissing },
-  async (t) => {
-    const seed = Number(process.env.CRASH_SEED ?? 20_260_101);
-    const random = prng(seed);
-    const dir = await mkdtemp(join(tmpdir(), 'crash-recovery-pg-'));
-    await mkdir(join(dir, 'facts'));
+  (t) => {
     const schema = uniqueSchema('crash');
-    try {
-      const runs = await killRounds(
-        t,
-        (mode, round) => startWorker(dir, mode, round, `postgres:${schema}`),
-        random,
-        { rounds: ROUNDS },
-      );
-      const result = analyse(runs);
-      const summary =
-        `seed ${seed}: sent ${result.sentQueue} to the queue and ${result.sentTopic} to the topic, ` +
-        `consumed ${result.consumed}, lost ${result.lost.length}, redelivered ${result.redelivered}, ` +
-        `came back after acknowledgement ${result.resurrected.length}, in doubt ${result.inDoubt}`;
-      console.log(`crash recovery (postgres): ${summary}`);
-      t.diagnostic(summary);
-      assert.ok(result.sentQueue > 0 && result.sentTopic > 0, 'the load ran');
-      assert.deepEqual(
-        result.lost.slice(0, 10),
-        [],
-        `lost ${result.lost.length} messages whose send had resolved`,
-      );
-      assert.deepEqual(result.resurrected.slice(0, 10), [], 'acknowledged or committed messages came back');
-      assert.deepEqual(result.badBodies.slice(0, 10), [], 'messages came back with another body');
-      assert.ok(
-        result.inDoubt <= ROUNDS * (2 + 5 + 1),
-        `${result.inDoubt} messages in doubt is more than consumers hold`,
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-      await dropSchema(schema);
-    }
+    return crashUnderLoad(t, {
+      label: ' (postgres)',
+      store: () => `postgres:${schema}`,
+      cleanup: () => dropSchema(schema),
+    });
   },
 );
 

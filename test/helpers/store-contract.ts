@@ -45,9 +45,17 @@ export function text(message: Message | null): string | null {
   return message === null ? null : (message as TextMessage).getText();
 }
 
-/** A message and its references on `backlogs` (queue://a alone by default), as the engine commits a persistent send. */
-export function addOps(id: string, seq: number, backlogs = ['queue://a'], body = id): StoreOperation[] {
-  const message = new TextMessage(body);
+/**
+ * A message and its references on `backlogs` (queue://a alone by default), as the engine commits a
+ * persistent send. `body`: the text of a TextMessage (the id by default), or the message itself.
+ */
+export function addOps(
+  id: string,
+  seq: number,
+  backlogs = ['queue://a'],
+  body: string | Message = id,
+): StoreOperation[] {
+  const message = typeof body === 'string' ? new TextMessage(body) : body;
   message.setJMSMessageID(id);
   return [
     { op: 'addMessage', id, seq, message },

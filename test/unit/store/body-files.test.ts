@@ -10,11 +10,11 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { BytesMessage, type Message, type StoreOperation, TextMessage } from '../../../src/index.js';
+import { BytesMessage, type Message } from '../../../src/index.js';
 import type { EngineLogger } from '../../../src/jms/logger.js';
 import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
-import { StoreError } from '../../../src/store/store-error.js';
 import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
+import { assertRejectsAs } from '../../helpers/store-error.js';
 import { withTempDir } from '../../helpers/temp-dir.js';
 
 const LARGE = 64 * 1024;
@@ -28,34 +28,10 @@ function open(dir: string, logger?: EngineLogger): Promise<FileStore> {
   return FileStore.open({ path: dir, largeBodyBytes: LARGE, ...(logger ? { logger } : {}) });
 }
 
-function add(id: string, seq: number, message: Message, backlogs = ['queue://q']): StoreOperation[] {
-  message.setJMSMessageID(id);
-  return [
-    { op: 'addMessage', id, seq, message },
-    ...backlogs.map((backlog): StoreOperation => ({
-      op: 'addRef',
-      backlog,
-      id,
-      seq,
-      deliveryCount: 0,
-      notBefore: 0,
-    })),
-  ];
-}
-
 function bytesOf(message: Message | undefined): number[] {
   const bytes = message as BytesMessage;
   bytes.reset();
   return [...bytes.readBytes()];
-}
-
-async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
-    assert.equal(error.kind, kind);
-    assert.match(error.message, pattern);
-    return true;
-  });
 }
 
 test('body files - a large body is written to a file of its own, not to the database, and reads back identical, also after reopening', async () => {
@@ -73,10 +49,10 @@ test('body files - a large body is written to a file of its own, not to the data
     const lone = `${'x'.repeat(LARGE)}\ud800`;
     const small = 'y'.repeat(LARGE / 3 - 1);
     await store.commit([
-      ...add('ID:1', 1, new TextMessage(accented)),
-      ...add('ID:2', 2, message),
-      ...add('ID:3', 3, new TextMessage(lone)),
-      ...add('ID:4', 4, new TextMessage(small)),
+      ...addOps('ID:1', 1, ['queue://q'], accented),
+      ...addOps('ID:2', 2, ['queue://q'], message),
+      ...addOps('ID:3', 3, ['queue://q'], lone),
+      ...addOps('ID:4', 4, ['queue://q'], small),
     ]);
     assert.deepEqual(bodiesIn(dir), ['1', '2', '3']);
     // The bodies (about 580 KB) never went through SQLite: its log holds the small rest.
@@ -106,9 +82,9 @@ test('body files - a body file goes with its message: after its last reference, 
     cleanup(() => store.close());
     await store.recover();
     const big = 'z'.repeat(LARGE);
-    await store.commit(add('ID:1', 1, new TextMessage(big), ['queue://q', 'queue://r']));
-    await store.commit(add('ID:2', 2, new TextMessage(big), ['queue://gone']));
-    await store.commit(add('ID:3', 3, new TextMessage(big)));
+    await store.commit(addOps('ID:1', 1, ['queue://q', 'queue://r'], big));
+    await store.commit(addOps('ID:2', 2, ['queue://gone'], big));
+    await store.commit(addOps('ID:3', 3, ['queue://q'], big));
     await store.commit([{ op: 'removeRef', backlog: 'queue://q', id: 'ID:1' }]);
     await store.commit([
       { op: 'removeRef', backlog: 'queue://q', id: 'ID:3' },
@@ -134,7 +110,7 @@ test('body files - a commit whose body cannot be written is rejected with nothin
     // A file where the folder belongs: no body file can be made.
     await writeFile(join(dir, 'gateway.db-bodies'), 'in the way');
     const settled: string[] = [];
-    const large = store.commit(add('ID:1', 1, new TextMessage('a'.repeat(LARGE)))).then(
+    const large = store.commit(addOps('ID:1', 1, ['queue://q'], 'a'.repeat(LARGE))).then(
       () => settled.push('ID:1 stored'),
       (error: unknown) => {
         settled.push('ID:1 rejected');
@@ -142,7 +118,7 @@ test('body files - a commit whose body cannot be written is rejected with nothin
       },
     );
     const after = store
-      .commit(add('ID:2', 2, new TextMessage('small')))
+      .commit(addOps('ID:2', 2, ['queue://q'], 'small'))
       .then(() => settled.push('ID:2 stored'));
     await assertRejectsAs(
       large,
@@ -158,8 +134,8 @@ test('body files - a commit whose body cannot be written is rejected with nothin
     await rm(join(dir, 'gateway.db-bodies'));
     settled.length = 0;
     await Promise.all([
-      store.commit(add('ID:3', 3, new TextMessage('b'.repeat(4 * LARGE)))).then(() => settled.push('ID:3')),
-      store.commit(add('ID:4', 4, new TextMessage('small'))).then(() => settled.push('ID:4')),
+      store.commit(addOps('ID:3', 3, ['queue://q'], 'b'.repeat(4 * LARGE))).then(() => settled.push('ID:3')),
+      store.commit(addOps('ID:4', 4, ['queue://q'], 'small')).then(() => settled.push('ID:4')),
     ]);
     assert.deepEqual(settled, ['ID:3', 'ID:4']);
     assert.deepEqual(bodiesIn(dir), ['3']);
@@ -172,9 +148,9 @@ test('body files - a commit SQLite refuses takes its body files with it; the oth
     cleanup(() => store.close());
     await store.recover();
     const big = 'c'.repeat(LARGE);
-    const good = store.commit(add('ID:1', 1, new TextMessage(big)));
+    const good = store.commit(addOps('ID:1', 1, ['queue://q'], big));
     const bad = store.commit([
-      ...add('ID:2', 2, new TextMessage(big)),
+      ...addOps('ID:2', 2, ['queue://q'], big),
       // JSON cannot hold a bigint: this fails half-way through the commit.
       { op: 'putDestination', destination: { kind: 'queue', name: 'x', options: { n: 1n } } },
     ]);
@@ -198,7 +174,7 @@ test('body files - opening sweeps files no message refers to, and refuses a stor
     const store = await open(dir);
     cleanup(() => store.close());
     await store.recover();
-    await store.commit(add('ID:1', 1, new TextMessage('d'.repeat(LARGE))));
+    await store.commit(addOps('ID:1', 1, ['queue://q'], 'd'.repeat(LARGE)));
     await store.close();
     // As a crash between a body file and its commit leaves them.
     await writeFile(join(dir, 'gateway.db-bodies', '7'), 'orphan');
@@ -228,8 +204,8 @@ test('body files - a backup copies the body files its database refers to, and th
     cleanup(() => store.close());
     await store.recover();
     const big = 'e'.repeat(2 * LARGE);
-    await store.commit(add('ID:1', 1, new TextMessage(big)));
-    await store.commit(add('ID:2', 2, new TextMessage(big)));
+    await store.commit(addOps('ID:1', 1, ['queue://q'], big));
+    await store.commit(addOps('ID:2', 2, ['queue://q'], big));
     await store.commit([{ op: 'removeRef', backlog: 'queue://q', id: 'ID:2' }]);
     const copy = join(dir, 'copy.db');
     await store.backup(copy);

@@ -17,6 +17,7 @@ import { FileStore, type FileStoreOptions } from '../../../src/store/file-store.
 import { StoreError } from '../../../src/store/store-error.js';
 import { FakeClock } from '../../helpers/fake-clock.js';
 import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
+import { assertRejectsAs } from '../../helpers/store-error.js';
 
 function withDir(fn: TempDirBody): Promise<void> {
   return withTempDir('file-store-', fn);
@@ -49,15 +50,6 @@ async function reopenAndRecover(path: string) {
   } finally {
     await store.close();
   }
-}
-
-async function assertRejectsAs(promise: Promise<unknown>, kind: string, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
-    assert.equal(error.kind, kind);
-    assert.match(error.message, pattern);
-    return true;
-  });
 }
 
 // --- through the engine (the store contract, test/helpers/store-contract.ts, has the rest) ---
