@@ -735,6 +735,9 @@ function bodyFileSeqsIn(file: string): number[] {
  * a store whose messages miss theirs. Returns how many body files are stored.
  */
 function sweepBodyFiles(db: Db, file: string, bodies: BodyFiles, logger: EngineLogger): number {
+  // The query reads every row: a store that never held a large body skips it (and if its folder
+  // was lost, reading those messages at recovery says so).
+  if (!existsSync(bodies.folder)) return 0;
   const stored = new Set(db.prepare(BODY_FILE_SEQS).pluck().all() as number[]);
   const { removed, missing } = bodies.sweep(stored);
   if (removed > 0)

@@ -161,7 +161,7 @@ test('body files - a commit SQLite refuses takes its body files with it; the oth
   });
 });
 
-test('body files - opening sweeps files no message refers to, and refuses a store whose message lost its body file', async () => {
+test('body files - opening sweeps files no message refers to, and refuses a store whose message lost its body file or whose folder is gone', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
     const warned: { fields: Record<string, unknown>; message: string }[] = [];
     const ignore = () => {};
@@ -193,6 +193,15 @@ test('body files - opening sweeps files no message refers to, and refuses a stor
       open(dir),
       'corrupt',
       /is corrupt \(1 message body is missing from '.*gateway\.db-bodies' \(seq 1\)\): restore it from a backup/,
+    );
+
+    // The whole folder gone: the open does not scan for body files, recovery names the one missing.
+    await rm(join(dir, 'gateway.db-bodies'), { recursive: true });
+    const lost = await open(dir);
+    cleanup(() => lost.close());
+    await assert.rejects(
+      async () => recoverAll(lost),
+      /is corrupt \(the body of message 'ID:1' cannot be read from '.*gateway\.db-bodies\/1': ENOENT/,
     );
   });
 });
