@@ -30,8 +30,19 @@ function bodyFolderOf(databaseFile: string): string {
   return `${databaseFile}-bodies`;
 }
 
+/**
+ * Body files written at once, at most: a commit of hundreds of large bodies would otherwise open
+ * hundreds of files together and hold a UTF-8 copy of every body (libuv runs four file operations
+ * at a time anyway).
+ */
+export const MAX_CONCURRENT_WRITES = 8;
+
 export class BodyFiles {
   readonly folder: string;
+  /** Writes running now. */
+  #writing = 0;
+  /** Writes waiting for one of those to finish, first come first served. */
+  readonly #waitingToWrite: (() => void)[] = [];
   /** Removals waiting while a backup copies files: a file it will copy must still be there. */
   #deferred: number[] | undefined;
   #backups = 0;
@@ -51,6 +62,35 @@ export class BodyFiles {
    * it left.
    */
   async write(seq: number, body: string | Buffer): Promise<void> {
+    await this.#takeSlot();
+    try {
+      await this.#writeNow(seq, body);
+    } finally {
+      this.#releaseSlot();
+    }
+  }
+
+  #takeSlot(): Promise<void> | undefined {
+    if (this.#writing < MAX_CONCURRENT_WRITES) {
+      this.#writing++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.#waitingToWrite.push(resolve));
+  }
+
+  /** Hands the slot to the next waiting write, so none can start in between and go over the limit. */
+  #releaseSlot(): void {
+    const next = this.#waitingToWrite.shift();
+    if (next) next();
+    else this.#writing--;
+  }
+
+  /** Writes running now, for tests. */
+  get writing(): number {
+    return this.#writing;
+  }
+
+  async #writeNow(seq: number, body: string | Buffer): Promise<void> {
     const path = this.pathOf(seq);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     try {

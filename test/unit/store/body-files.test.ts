@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { BytesMessage, type Message } from '../../../src/index.js';
 import type { EngineLogger } from '../../../src/jms/logger.js';
+import { BodyFiles, MAX_CONCURRENT_WRITES, TEXT_IN_FILE } from '../../../src/store/body-files.js';
 import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
 import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
 import { assertRejectsAs } from '../../helpers/store-error.js';
@@ -266,5 +267,33 @@ test('body files - largeBodyBytes must be a positive number of bytes', async () 
     await everything.commit(addOps('ID:1', 1, ['queue://q'], 'f'.repeat(4 * LARGE)));
     await everything.close();
     assert.deepEqual(bodiesIn(dir), []);
+  });
+});
+
+test('body files - a commit of many large bodies writes at most a few files at once, and stores them all', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const bodies = new BodyFiles(join(dir, 'gateway.db'));
+    let most = 0;
+    const writes = Array.from({ length: 60 }, (_, i) => bodies.write(i + 1, `body ${i + 1} `.repeat(1000)));
+    let done = false;
+    const all = Promise.all(writes).finally(() => (done = true));
+    while (!done) {
+      most = Math.max(most, bodies.writing);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await all;
+    assert.ok(most >= 2 && most <= MAX_CONCURRENT_WRITES, `${most} writes ran at once`);
+    assert.equal(bodies.writing, 0);
+    assert.equal(readdirSync(bodies.folder).length, 60);
+    assert.equal(bodies.read(60, TEXT_IN_FILE), 'body 60 '.repeat(1000));
+
+    const store = await FileStore.open({ path: dir, largeBodyBytes: 1000 });
+    cleanup(() => store.close());
+    await store.recover();
+    const ops = Array.from({ length: 200 }, (_, i) =>
+      addOps(`ID:${i + 1}`, i + 1, ['queue://q'], 'g'.repeat(1000 + i)),
+    ).flat();
+    await store.commit(ops);
+    assert.equal(text(store.readMessage('ID:200')!), 'g'.repeat(1199));
   });
 });
