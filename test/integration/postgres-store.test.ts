@@ -20,6 +20,7 @@ import {
   uniqueSchema,
 } from '../helpers/postgres.js';
 import { closedPort } from '../helpers/ports.js';
+import { storeError } from '../helpers/store-error.js';
 
 const skip = (await postgresSkip()) ?? false;
 
@@ -65,17 +66,6 @@ function withRecoveredStore(fn: (store: PostgresStore, schema: string) => Promis
       await store.close();
     }
   });
-}
-
-function storeError(kind: string, pattern: RegExp, not?: string) {
-  return (error: unknown) => {
-    assert.ok(error instanceof StoreError, `expected a StoreError, got ${String(error)}`);
-    assert.equal(error.kind, kind);
-    assert.match(error.message, pattern);
-    if (not !== undefined)
-      assert.ok(!error.message.includes(not), `the message shows '${not}': ${error.message}`);
-    return true;
-  };
 }
 
 test('postgres store - a new schema is created at the current version, and opens again as is', { skip }, () =>
