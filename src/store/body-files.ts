@@ -47,9 +47,19 @@ export class BodyFiles {
   #deferred: number[] | undefined;
   #backups = 0;
   readonly #removals = new Set<Promise<void>>();
+  /** Files written or being written and not yet removed (at most over-counted, never under). */
+  #count = 0;
 
   constructor(databaseFile: string) {
     this.folder = bodyFolderOf(databaseFile);
+  }
+
+  /**
+   * Whether any body file may exist: while none does, a deleted message cannot have had one, and
+   * the store's deletes skip asking (the common case costs nothing).
+   */
+  get any(): boolean {
+    return this.#count > 0;
   }
 
   pathOf(seq: number): string {
@@ -62,6 +72,7 @@ export class BodyFiles {
    * it left.
    */
   async write(seq: number, body: string | Buffer): Promise<void> {
+    this.#count++;
     await this.#takeSlot();
     try {
       await this.#writeNow(seq, body);
@@ -119,6 +130,7 @@ export class BodyFiles {
   /** Removes the files of messages no longer stored; a failure leaves an orphan for the next sweep. */
   remove(seqs: readonly number[]): void {
     if (seqs.length === 0) return;
+    this.#count -= seqs.length;
     if (this.#deferred) {
       this.#deferred.push(...seqs);
       return;
@@ -158,6 +170,7 @@ export class BodyFiles {
       removed++;
     }
     const missing = [...stored].filter((seq) => !found.has(seq));
+    this.#count = found.size;
     return { removed, missing };
   }
 

@@ -178,13 +178,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   readonly #slowWrites: SlowWrites;
   readonly #bodies: BodyFiles;
   readonly #largeBodyBytes: number;
-  /**
-   * Body files stored: while there are none, a deleted message cannot have had one, and deletes
-   * skip asking (the common case costs nothing).
-   */
-  #storedBodyFiles: number;
-  /** Set for each group write: whether a message it deletes can have a body file. */
-  #mayDeleteBodyFiles = false;
 
   private constructor(
     file: string,
@@ -192,7 +185,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     logger: EngineLogger,
     slowWrites: SlowWrites,
     bodies: BodyFiles,
-    storedBodyFiles: number,
     largeBodyBytes: number,
   ) {
     this.file = file;
@@ -201,7 +193,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     this.#sql = prepareStatements(db);
     this.#slowWrites = slowWrites;
     this.#bodies = bodies;
-    this.#storedBodyFiles = storedBodyFiles;
     this.#largeBodyBytes = largeBodyBytes;
   }
 
@@ -213,6 +204,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   static async open(options: FileStoreOptions): Promise<FileStore> {
     const file = await resolveFile(options.path);
     const logger = options.logger ?? silentLogger;
+    const largeBodyBytes = options.largeBodyBytes ?? DEFAULT_LARGE_BODY_BYTES;
+    if (!(largeBodyBytes >= 1))
+      throw new StoreError(
+        'open',
+        file,
+        `file store largeBodyBytes ${String(largeBodyBytes)} is not valid (expected a number of bytes, at least 1, or Infinity)`,
+      );
     if (!existsSync(file)) {
       if (existsSync(`${file}-wal`)) {
         throw corrupt(
@@ -223,19 +221,11 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       createStoreFile(file);
       logger.info({ file }, 'store created');
     }
-    const largeBodyBytes = options.largeBodyBytes ?? DEFAULT_LARGE_BODY_BYTES;
-    if (!(largeBodyBytes >= 1))
-      throw new StoreError(
-        'open',
-        file,
-        `file store largeBodyBytes ${String(largeBodyBytes)} is not valid (expected a number of bytes, at least 1, or Infinity)`,
-      );
     const started = Date.now();
     const db = openDatabase(file, options);
     const bodies = new BodyFiles(file);
-    let storedBodyFiles: number;
     try {
-      storedBodyFiles = sweepBodyFiles(db, file, bodies, logger);
+      sweepBodyFiles(db, file, bodies, logger);
     } catch (error) {
       db.close();
       throw error instanceof StoreError ? error : openError(file, error);
@@ -247,7 +237,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       options.slowWriteMs ?? DEFAULT_SLOW_WRITE_MS,
       options.elapsedClock ?? (() => performance.now()),
     );
-    return new FileStore(file, db, logger, slowWrites, bodies, storedBodyFiles, largeBodyBytes);
+    return new FileStore(file, db, logger, slowWrites, bodies, largeBodyBytes);
   }
 
   /** Counters: commit calls, transactions written, failures. */
@@ -532,8 +522,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   #write(group: PendingCommit[]): void {
     const sql = this.#sql;
     const applied: PendingCommit[] = [];
-    this.#mayDeleteBodyFiles =
-      this.#storedBodyFiles > 0 || group.some((pending) => pending.bodyFiles.length > 0);
     try {
       sql.begin.run();
       if (group.length === 1) {
@@ -568,7 +556,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
     this.#stats.transactions++;
     for (const pending of applied) {
-      this.#storedBodyFiles += pending.bodyFiles.length - pending.deletedBodyFiles.length;
       this.#bodies.remove(pending.deletedBodyFiles);
       pending.settled = true;
       pending.resolve();
@@ -673,7 +660,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
    * its file to the sweep at the next open.)
    */
   #deleteIfUnreferenced(id: string, deletedBodyFiles: number[]): void {
-    if (!this.#mayDeleteBodyFiles) {
+    if (!this.#bodies.any) {
       this.#sql.deleteUnreferenced.run(id, id);
       return;
     }
@@ -732,12 +719,12 @@ function bodyFileSeqsIn(file: string): number[] {
 
 /**
  * Removes body files no message refers to (orphans of commits that did not complete) and refuses
- * a store whose messages miss theirs. Returns how many body files are stored.
+ * a store whose messages miss theirs.
  */
-function sweepBodyFiles(db: Db, file: string, bodies: BodyFiles, logger: EngineLogger): number {
+function sweepBodyFiles(db: Db, file: string, bodies: BodyFiles, logger: EngineLogger): void {
   // The query reads every row: a store that never held a large body skips it (and if its folder
   // was lost, reading those messages at recovery says so).
-  if (!existsSync(bodies.folder)) return 0;
+  if (!existsSync(bodies.folder)) return;
   const stored = new Set(db.prepare(BODY_FILE_SEQS).pluck().all() as number[]);
   const { removed, missing } = bodies.sweep(stored);
   if (removed > 0)
@@ -750,7 +737,6 @@ function sweepBodyFiles(db: Db, file: string, bodies: BodyFiles, logger: EngineL
       file,
       `${missing.length} message bod${missing.length === 1 ? 'y is' : 'ies are'} missing from '${bodies.folder}' (seq ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''})`,
     );
-  return stored.size;
 }
 
 /** One message as `readMessage` reads it. */
