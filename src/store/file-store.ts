@@ -439,17 +439,16 @@ export class FileStore implements MessageStore, ForwardedIdStore {
 
   #bodyFilesFailed(pending: PendingCommit, cause: unknown): void {
     this.#pending.splice(this.#pending.indexOf(pending), 1);
-    this.#bodies.remove(pending.bodyFiles);
-    pending.settled = true;
-    this.#stats.failures++;
-    const error = new StoreError(
-      'write',
-      this.file,
-      `store '${this.file}' could not write a message body to '${this.#bodies.folder}' (${(cause as Error).message}); nothing of this commit was stored`,
-      { cause },
+    this.#fail(
+      [pending],
+      cause,
+      new StoreError(
+        'write',
+        this.file,
+        `store '${this.file}' could not write a message body to '${this.#bodies.folder}' (${(cause as Error).message}); nothing of this commit was stored`,
+        { cause },
+      ),
     );
-    this.#logger.error({ file: this.file, folder: this.#bodies.folder, err: cause }, 'store write failed');
-    pending.reject(error);
   }
 
   /** The ids of a bridge's duplicate window, oldest first, as stored (BRG-2). */
@@ -562,7 +561,8 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
   }
 
-  #fail(group: readonly PendingCommit[], cause: unknown): void {
+  /** Rejects the unsettled commits of `group`: nothing of them is stored. */
+  #fail(group: readonly PendingCommit[], cause: unknown, error = writeError(this.file, cause)): void {
     const unsettled = group.filter((pending) => !pending.settled);
     if (unsettled.length === 0) return;
     // Nothing of them is stored: their own body files go, and what they deleted stays.
@@ -570,7 +570,6 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       this.#bodies.remove(pending.bodyFiles);
       pending.deletedBodyFiles.length = 0;
     }
-    const error = writeError(this.file, cause);
     this.#logger.error(
       { file: this.file, commits: unsettled.length, code: error.sqliteCode, err: cause },
       'store write failed',
