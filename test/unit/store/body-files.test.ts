@@ -16,6 +16,7 @@ import { BodyFiles, MAX_CONCURRENT_WRITES, TEXT_IN_FILE } from '../../../src/sto
 import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
 import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
 import { assertRejectsAs } from '../../helpers/store-error.js';
+import type { Cleanup } from '../../helpers/teardown.js';
 import { withTempDir } from '../../helpers/temp-dir.js';
 
 const LARGE = 64 * 1024;
@@ -29,6 +30,14 @@ function open(dir: string, logger?: EngineLogger): Promise<FileStore> {
   return FileStore.open({ path: dir, largeBodyBytes: LARGE, ...(logger ? { logger } : {}) });
 }
 
+/** A store opened on `dir` and recovered (as the engine leaves it before writing), closed by `cleanup`. */
+async function openRecovered(dir: string, cleanup: Cleanup): Promise<FileStore> {
+  const store = await open(dir);
+  cleanup(() => store.close());
+  await store.recover();
+  return store;
+}
+
 function bytesOf(message: Message | undefined): number[] {
   const bytes = message as BytesMessage;
   bytes.reset();
@@ -37,9 +46,7 @@ function bytesOf(message: Message | undefined): number[] {
 
 test('body files - a large body is written to a file of its own, not to the database, and reads back identical, also after reopening', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
-    const store = await open(dir);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(dir, cleanup);
     // Multi-byte text whose UTF-16 length is under the limit but whose UTF-8 length is over it.
     const accented = 'é€'.repeat(LARGE / 4);
     assert.ok(accented.length < LARGE && Buffer.byteLength(accented) >= LARGE);
@@ -79,9 +86,7 @@ test('body files - a large body is written to a file of its own, not to the data
 
 test('body files - a body file goes with its message: after its last reference, and with a deleted destination', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
-    const store = await open(dir);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(dir, cleanup);
     const big = 'z'.repeat(LARGE);
     await store.commit(addOps('ID:1', 1, ['queue://q', 'queue://r'], big));
     await store.commit(addOps('ID:2', 2, ['queue://gone'], big));
@@ -94,9 +99,7 @@ test('body files - a body file goes with its message: after its last reference, 
     // Removals run once their transaction is durable; close waits for them.
     await store.close();
     assert.deepEqual(bodiesIn(dir), ['1']);
-    const again = await open(dir);
-    cleanup(() => again.close());
-    await again.recover();
+    const again = await openRecovered(dir, cleanup);
     await again.commit([{ op: 'removeRef', backlog: 'queue://r', id: 'ID:1' }]);
     await again.close();
     assert.deepEqual(bodiesIn(dir), []);
@@ -105,9 +108,7 @@ test('body files - a body file goes with its message: after its last reference, 
 
 test('body files - a commit whose body cannot be written is rejected with nothing stored; the commits after it wait for it, then go on', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
-    const store = await open(dir);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(dir, cleanup);
     // A file where the folder belongs: no body file can be made.
     await writeFile(join(dir, 'gateway.db-bodies'), 'in the way');
     const settled: string[] = [];
@@ -145,9 +146,7 @@ test('body files - a commit whose body cannot be written is rejected with nothin
 
 test('body files - a commit SQLite refuses takes its body files with it; the others in its group keep theirs', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
-    const store = await open(dir);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(dir, cleanup);
     const big = 'c'.repeat(LARGE);
     const good = store.commit(addOps('ID:1', 1, ['queue://q'], big));
     const bad = store.commit([
@@ -172,9 +171,7 @@ test('body files - opening sweeps files no message refers to, and refuses a stor
       debug: ignore,
       warn: (fields, message) => warned.push({ fields, message }),
     };
-    const store = await open(dir);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(dir, cleanup);
     await store.commit(addOps('ID:1', 1, ['queue://q'], 'd'.repeat(LARGE)));
     await store.close();
     // As a crash between a body file and its commit leaves them.
@@ -210,9 +207,7 @@ test('body files - opening sweeps files no message refers to, and refuses a stor
 test('body files - a backup copies the body files its database refers to, and the copy opens on its own', async () => {
   await withTempDir('body-files-', async (dir, cleanup) => {
     const live = join(dir, 'live');
-    const store = await open(live);
-    cleanup(() => store.close());
-    await store.recover();
+    const store = await openRecovered(live, cleanup);
     const big = 'e'.repeat(2 * LARGE);
     await store.commit(addOps('ID:1', 1, ['queue://q'], big));
     await store.commit(addOps('ID:2', 2, ['queue://q'], big));
