@@ -79,6 +79,15 @@ export interface RecoveredRef {
   message: Message;
   /** Absent when the sender left nothing to remember (no limit, no client id). */
   sender?: SenderRecord;
+  /**
+   * Set when the store left a large body where it keeps it rather than read it at recovery:
+   * `message` then has its headers and properties and an empty body, and this is the body's
+   * size in bytes as the message would measure it (MSG-4). The engine keeps such a message paged
+   * out (PER-4) and reads it whole with {@link MessageStore.readMessage} when it needs it, so a
+   * restart does not read every large body only to drop it again. Only a store with
+   * `readMessage` sets it.
+   */
+  unreadBodyBytes?: number;
 }
 
 /** Everything a store hands back at start. */

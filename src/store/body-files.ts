@@ -9,7 +9,7 @@
  * A body file without a row (its commit failed, or the process died between the file and the
  * commit) is an orphan: removed when the commit fails, and swept when the store next opens.
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { copyFile, mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -125,6 +125,11 @@ export class BodyFiles {
   read(seq: number, kind: BodyInFile): string | Buffer {
     const bytes = readFileSync(this.pathOf(seq));
     return kind === TEXT_IN_FILE ? bytes.toString('utf8') : bytes;
+  }
+
+  /** The size of a body file in bytes, synchronously (read at recovery instead of the body). */
+  sizeOf(seq: number): number {
+    return statSync(this.pathOf(seq)).size;
   }
 
   /** Removes the files of messages no longer stored; a failure leaves an orphan for the next sweep. */

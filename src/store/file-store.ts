@@ -299,20 +299,51 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     let lastMessageSeq = -Infinity;
     let message: Message | undefined;
     let sender: SenderRecord | undefined;
+    let unreadBodyBytes: number | undefined;
     for (const row of this.#sql.allRefs.iterate() as IterableIterator<RefRow>) {
       const [backlog, id, deliveryCount, notBefore, seq, bodyType, headers, properties, body] = row;
       if (seq !== lastMessageSeq || !message) {
-        ({ message, sender } = this.#decode(id, seq, {
+        ({ message, sender, unreadBodyBytes } = this.#decodeLeavingBodyFile(id, seq, {
           bodyType,
           headers,
           properties,
           body,
-        } as SerializedMessage));
+        } as SerializedMessage | StoredBodyInFile));
         lastMessageSeq = seq;
       }
       const ref: RecoveredRef = { backlog, id, seq, deliveryCount, notBefore, message };
       if (sender) ref.sender = sender;
+      if (unreadBodyBytes !== undefined) ref.unreadBodyBytes = unreadBodyBytes;
       yield ref;
+    }
+  }
+
+  /**
+   * As {@link #decode}, but a text or bytes body in a file of its own stays there: only the
+   * file's size is read, which is the body's size as the message measures it. The engine keeps
+   * the message paged out and reads it whole when it needs it.
+   */
+  #decodeLeavingBodyFile(
+    id: string,
+    seq: number,
+    row: SerializedMessage | StoredBodyInFile,
+  ): { message: Message; sender: SenderRecord | undefined; unreadBodyBytes: number | undefined } {
+    if (!isBodyInFile(row.body) || !fileSizeIsBodySize(row.bodyType, row.body))
+      return { ...this.#decode(id, seq, row), unreadBodyBytes: undefined };
+    const unreadBodyBytes = this.#bodyFileSize(id, seq);
+    const emptyBody = row.body === TEXT_IN_FILE ? null : Buffer.alloc(0);
+    return { ...this.#decode(id, seq, { ...row, body: emptyBody }), unreadBodyBytes };
+  }
+
+  #bodyFileSize(id: string, seq: number): number {
+    try {
+      return this.#bodies.sizeOf(seq);
+    } catch (error) {
+      throw corrupt(
+        this.file,
+        `the body of message '${id}' cannot be read from '${this.#bodies.pathOf(seq)}': ${(error as Error).message}`,
+        error,
+      );
     }
   }
 
@@ -696,6 +727,15 @@ export class FileStore implements MessageStore, ForwardedIdStore {
 }
 
 const NO_BODY_FILES: readonly number[] = [];
+
+/**
+ * Whether a body file's size is the body's size as its message measures it (MSG-4): text kept as
+ * UTF-8, or bytes. Not for a map or stream body, nor for text that is not well-formed UTF-16
+ * (kept as UTF-16 bytes).
+ */
+function fileSizeIsBodySize(bodyType: string, kind: BodyInFile): boolean {
+  return kind === TEXT_IN_FILE ? bodyType === 'text' || bodyType === 'xml' : bodyType === 'bytes';
+}
 
 /** A body on its way to a file of its own. */
 interface LargeBody {

@@ -27,6 +27,20 @@ export class Paging {
     }
   }
 
+  /**
+   * Pages out a recovered message whose body the store left unread (a large body it keeps apart):
+   * held in memory, it would be an empty shell of the message.
+   */
+  keepPagedOut(stored: StoredMessage): void {
+    if (!this.#readStored)
+      throw new Error(
+        `the store left the body of message '${stored.id}' unread but cannot read messages back`,
+      );
+    if (stored.paged) return;
+    stored.pageOut(this.#readStored);
+    this.messagesPagedOut++;
+  }
+
   /** Called once a message is stored and in its backlogs: pages it out while over the threshold. */
   pageOutIfOverThreshold(stored: StoredMessage): void {
     if (!this.#readStored || stored.references === 0 || stored.paged) return;

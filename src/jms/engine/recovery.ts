@@ -114,7 +114,7 @@ function restoreMessages(context: RecoveryContext, recovered: RecoveredState): n
       stored = new StoredMessage(
         ref.message,
         ref.seq,
-        ref.message.getSize(),
+        ref.message.getSize() + (ref.unreadBodyBytes ?? 0),
         true,
         'recovered',
         ref.sender?.clientId ?? null,
@@ -133,7 +133,9 @@ function restoreMessages(context: RecoveryContext, recovered: RecoveredState): n
       backlog.add(entry);
       if (entry.deliveryCount > 0) leftDelivered.push({ backlog, entry });
     }
-    context.paging.pageOutIfOverThreshold(stored);
+    // Added first: the backlog reads what it orders by (a unit of order) from the message in hand.
+    if (ref.unreadBodyBytes !== undefined) context.paging.keepPagedOut(stored);
+    else context.paging.pageOutIfOverThreshold(stored);
     restored++;
   }
   // Recovery rewrote nothing: what was stored is as it was.

@@ -10,7 +10,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { BytesMessage, type Message } from '../../../src/index.js';
+import { BytesMessage, ConnectionFactory, JmsEngine, type Message, TextMessage } from '../../../src/index.js';
 import type { EngineLogger } from '../../../src/jms/logger.js';
 import { BodyFiles, MAX_CONCURRENT_WRITES, TEXT_IN_FILE } from '../../../src/store/body-files.js';
 import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
@@ -78,6 +78,9 @@ test('body files - a large body is written to a file of its own, not to the data
       recovered.refs.map((ref) => ref.id),
       ['ID:1', 'ID:2', 'ID:3', 'ID:4'],
     );
+    // Recovery leaves the UTF-8 text and the bytes in their files (only their sizes are read);
+    // the text kept as UTF-16 bytes is read, since its file's size is not its size.
+    assert.equal(recovered.unreadBodies, 2);
     assert.equal(text(recovered.refs[0]!.message), accented);
     assert.deepEqual(bytesOf(recovered.refs[1]!.message), [...bytes]);
     assert.equal(text(recovered.refs[2]!.message), lone);
@@ -290,5 +293,45 @@ test('body files - a commit of many large bodies writes at most a few files at o
     ).flat();
     await store.commit(ops);
     assert.equal(text(store.readMessage('ID:200')!), 'g'.repeat(1199));
+  });
+});
+
+test('body files - after a restart the engine keeps large messages paged out, holds them at their full size, and delivers them whole and in order (PER-4)', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const body = (i: number) => `<order n="${i}">${'é'.repeat(LARGE)}</order>`;
+    const engine = await JmsEngine.open({ store: await open(dir) });
+    cleanup(() => engine.close());
+    const connection = new ConnectionFactory(engine).createConnection();
+    cleanup(() => connection.close());
+    const session = connection.createSession();
+    const producer = session.createProducer(session.createQueue('large'));
+    for (let i = 0; i < 3; i++) {
+      const message = new TextMessage(body(i));
+      message.setStringProperty('JMSXGroupID', 'orders');
+      await producer.send(message);
+    }
+    await producer.send(new TextMessage('small'));
+    const held = engine.held();
+    assert.equal(engine.messagesPagedOut, 0, 'under the paging threshold, nothing is paged out');
+    await connection.close();
+    await engine.close();
+
+    const reopened = await JmsEngine.open({ store: await open(dir) });
+    cleanup(() => reopened.close());
+    assert.equal(reopened.messagesPagedOut, 3, 'the three large bodies stay in their files');
+    assert.deepEqual(reopened.held(), held, 'held at their full sizes, as before the restart');
+    const again = new ConnectionFactory(reopened).createConnection();
+    cleanup(() => again.close());
+    again.start();
+    const receiver = again.createSession();
+    const consumer = receiver.createConsumer(receiver.createQueue('large'));
+    for (let i = 0; i < 3; i++) {
+      const message = await consumer.receiveNoWait();
+      assert.equal(text(message), body(i));
+      assert.equal(message!.getStringProperty('JMSXGroupID'), 'orders');
+    }
+    assert.equal(text(await consumer.receiveNoWait()), 'small');
+    await again.close();
+    await reopened.close();
   });
 });
