@@ -92,11 +92,11 @@ function checkStore(store: Plain, report: (path: string, message: string) => voi
     report('store.url', "url is for type: 'postgres': set type: postgres, or remove url");
   }
   const fileStore = store.type !== 'postgres' && store.type !== 'memory' && store.memory !== true;
-  if (!fileStore && store.largeBodyBytes !== undefined)
-    report(
-      'store.largeBodyBytes',
-      'largeBodyBytes is for the file store: remove it, or drop the other store type',
-    );
+  if (fileStore) return;
+  for (const key of ['largeBodyBytes', 'maxBytes'] as const) {
+    if (store[key] !== undefined)
+      report(`store.${key}`, `${key} is for the file store: remove it, or drop the other store type`);
+  }
 }
 
 /** User names are unique: a second entry would leave it unclear which password counts. */

@@ -91,6 +91,8 @@ export interface GatewayConfig {
     readonly synchronous: 'full' | 'normal';
     /** File store: bodies of this many bytes or more go to files of their own (absent: the store's default). */
     readonly largeBodyBytes?: number;
+    /** File store: the most bytes its database and body files may take together (absent: no bound but the disk). */
+    readonly maxBytes?: number;
     /** With `type: postgres`, as the next four; a secret. Absent ones take the store's defaults. */
     readonly url?: string;
     readonly schema?: string;

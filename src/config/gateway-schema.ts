@@ -519,6 +519,12 @@ export function gatewaySchema(registry: ConnectorRegistry): ObjectNode {
         description:
           'File store: a message body of this many bytes or more (default 131072, 128 KiB) is written to a file of its own beside the database (`gateway.db-bodies/`), off the event loop, so a large message does not stall the gateway while it is stored.',
       },
+      maxBytes: {
+        type: 'integer',
+        minimum: 1048576,
+        description:
+          'File store: the most bytes its database and its body files may take together (at least 1 MiB; default: no bound but the disk). A commit that would need more fails with a "store is full" error, as on a full disk, and stores nothing: sends to persistent destinations fail until messages are consumed or deleted.',
+      },
     }),
     admin: object(
       'The admin HTTP API: health, metrics, destinations, browse and replay, bridge control.',

@@ -589,6 +589,7 @@ export async function openStore(
     path,
     synchronous: config.store.synchronous,
     ...(config.store.largeBodyBytes === undefined ? {} : { largeBodyBytes: config.store.largeBodyBytes }),
+    ...(config.store.maxBytes === undefined ? {} : { maxBytes: config.store.maxBytes }),
     logger: logger.child({ component: 'store' }),
   });
 }

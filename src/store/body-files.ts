@@ -47,8 +47,12 @@ export class BodyFiles {
   #deferred: number[] | undefined;
   #backups = 0;
   readonly #removals = new Set<Promise<void>>();
-  /** Files written or being written and not yet removed (at most over-counted, never under). */
-  #count = 0;
+  /**
+   * The size of every file written or being written and not yet removed, by seq: what
+   * {@link bytes} adds up (a store's `maxBytes` counts them), and what a removal takes off.
+   */
+  readonly #sizes = new Map<number, number>();
+  #bytes = 0;
 
   constructor(databaseFile: string) {
     this.folder = bodyFolderOf(databaseFile);
@@ -59,7 +63,12 @@ export class BodyFiles {
    * the store's deletes skip asking (the common case costs nothing).
    */
   get any(): boolean {
-    return this.#count > 0;
+    return this.#sizes.size > 0;
+  }
+
+  /** Bytes of the files written or being written and not yet removed. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   pathOf(seq: number): string {
@@ -69,10 +78,10 @@ export class BodyFiles {
   /**
    * Writes a body and makes it durable (the file and its folder entry fsynced) before resolving;
    * the work runs on libuv's thread pool, not on the event loop. A write that fails removes what
-   * it left.
+   * it left. `bytes` is its size as written (UTF-8 for text): it counts from now on.
    */
-  async write(seq: number, body: string | Buffer): Promise<void> {
-    this.#count++;
+  async write(seq: number, body: string | Buffer, bytes: number): Promise<void> {
+    this.#track(seq, bytes);
     await this.#takeSlot();
     try {
       await this.#writeNow(seq, body);
@@ -135,7 +144,7 @@ export class BodyFiles {
   /** Removes the files of messages no longer stored; a failure leaves an orphan for the next sweep. */
   remove(seqs: readonly number[]): void {
     if (seqs.length === 0) return;
-    this.#count -= seqs.length;
+    for (const seq of seqs) this.#untrack(seq);
     if (this.#deferred) {
       this.#deferred.push(...seqs);
       return;
@@ -175,8 +184,19 @@ export class BodyFiles {
       removed++;
     }
     const missing = [...stored].filter((seq) => !found.has(seq));
-    this.#count = found.size;
+    for (const seq of found) this.#track(seq, this.sizeOf(seq));
     return { removed, missing };
+  }
+
+  #track(seq: number, bytes: number): void {
+    this.#untrack(seq);
+    this.#sizes.set(seq, bytes);
+    this.#bytes += bytes;
+  }
+
+  #untrack(seq: number): void {
+    this.#bytes -= this.#sizes.get(seq) ?? 0;
+    this.#sizes.delete(seq);
   }
 
   /**

@@ -38,6 +38,7 @@ import {
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
+import { SizeBound } from './size-bound.js';
 import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
 import { BYTES_IN_FILE, type BodyInFile, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
 
@@ -178,6 +179,8 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   readonly #slowWrites: SlowWrites;
   readonly #bodies: BodyFiles;
   readonly #largeBodyBytes: number;
+  /** Undefined without `maxBytes`. */
+  readonly #sizeBound: SizeBound | undefined;
 
   private constructor(
     file: string,
@@ -186,6 +189,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     slowWrites: SlowWrites,
     bodies: BodyFiles,
     largeBodyBytes: number,
+    maxBytes: number | undefined,
   ) {
     this.file = file;
     this.#db = db;
@@ -194,6 +198,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     this.#slowWrites = slowWrites;
     this.#bodies = bodies;
     this.#largeBodyBytes = largeBodyBytes;
+    this.#sizeBound = maxBytes === undefined ? undefined : new SizeBound(db, file, maxBytes, bodies);
   }
 
   /**
@@ -237,7 +242,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       options.slowWriteMs ?? DEFAULT_SLOW_WRITE_MS,
       options.elapsedClock ?? (() => performance.now()),
     );
-    return new FileStore(file, db, logger, slowWrites, bodies, largeBodyBytes);
+    return new FileStore(file, db, logger, slowWrites, bodies, largeBodyBytes, options.maxBytes);
   }
 
   /** Counters: commit calls, transactions written, failures. */
@@ -421,7 +426,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       );
     }
     const largeBodies = this.#takeLargeBodies(encoded);
-    return largeBodies ? this.#enqueueWithBodyFiles(encoded, largeBodies) : this.#enqueue(encoded);
+    if (!largeBodies) return this.#enqueue(encoded);
+    const refusal = this.#sizeBound?.refusal(largeBodies.reduce((sum, { bytes }) => sum + bytes, 0));
+    if (refusal) {
+      this.#stats.failures++;
+      return Promise.reject(refusal);
+    }
+    return this.#enqueueWithBodyFiles(encoded, largeBodies);
   }
 
   /**
@@ -433,21 +444,26 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     for (const operation of operations) {
       if (operation.op !== 'addMessage') continue;
       const body = operation.row.body;
-      if (body === null || !this.#isLarge(body)) continue;
-      (large ??= []).push({ seq: operation.seq, body });
+      if (body === null) continue;
+      const bytes = this.#fileSizeOf(body);
+      if (bytes === undefined) continue;
+      (large ??= []).push({ seq: operation.seq, body, bytes });
       (operation.row as StoredBodyInFile).body = typeof body === 'string' ? TEXT_IN_FILE : BYTES_IN_FILE;
     }
     return large;
   }
 
-  /** Whether a body is stored in a file; a string is measured only when its length cannot tell. */
-  #isLarge(body: string | Buffer): boolean {
+  /**
+   * A body's size in its file (UTF-8 for text) when it is large enough for one, else undefined;
+   * a string is measured only when its length says it may be.
+   */
+  #fileSizeOf(body: string | Buffer): number | undefined {
     const limit = this.#largeBodyBytes;
-    if (typeof body !== 'string') return body.length >= limit;
+    if (typeof body !== 'string') return body.length >= limit ? body.length : undefined;
     // UTF-8 takes 1 to 3 bytes per UTF-16 code unit.
-    if (body.length >= limit) return true;
-    if (body.length * 3 < limit) return false;
-    return Buffer.byteLength(body, 'utf8') >= limit;
+    if (body.length * 3 < limit) return undefined;
+    const bytes = Buffer.byteLength(body, 'utf8');
+    return bytes >= limit ? bytes : undefined;
   }
 
   /**
@@ -459,12 +475,14 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const seqs = bodies.map(({ seq }) => seq);
     const result = this.#enqueue(operations, seqs);
     const pending = this.#pending[this.#pending.length - 1]!;
-    void Promise.allSettled(bodies.map(({ seq, body }) => this.#bodies.write(seq, body))).then((writes) => {
-      const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
-      if (failed) this.#bodyFilesFailed(pending, failed.reason);
-      else pending.ready = true;
-      this.#schedule();
-    });
+    void Promise.allSettled(bodies.map(({ seq, body, bytes }) => this.#bodies.write(seq, body, bytes))).then(
+      (writes) => {
+        const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
+        if (failed) this.#bodyFilesFailed(pending, failed.reason);
+        else pending.ready = true;
+        this.#schedule();
+      },
+    );
     return result;
   }
 
@@ -553,6 +571,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const sql = this.#sql;
     const applied: PendingCommit[] = [];
     try {
+      this.#sizeBound?.boundDatabase();
       sql.begin.run();
       if (group.length === 1) {
         this.#apply(group[0]!.operations, group[0]!.deletedBodyFiles);
@@ -741,6 +760,8 @@ function fileSizeIsBodySize(bodyType: string, kind: BodyInFile): boolean {
 interface LargeBody {
   seq: number;
   body: string | Buffer;
+  /** Its size in its file. */
+  bytes: number;
 }
 
 /** Rows whose body is in a file: the only numeric bodies (better-sqlite3 binds the number as a REAL). */
@@ -942,10 +963,6 @@ function openDatabase(file: string, options: FileStoreOptions): Db {
     db.exec(FORWARDED_IDS_SCHEMA);
     // The first write takes the exclusive lock and keeps it until close; it also proves the file is writable.
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened', ?)").run(new Date().toISOString());
-    if (options.maxBytes !== undefined) {
-      const pageSize = db.pragma('page_size', { simple: true }) as number;
-      db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
-    }
     return db;
   } catch (error) {
     db.close();

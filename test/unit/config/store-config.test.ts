@@ -80,3 +80,22 @@ test('config - largeBodyBytes belongs to the file store: set on the file store, 
     /store\.largeBodyBytes: expected an integer >= 1/,
   );
 });
+
+test('config - maxBytes bounds the file store: set on the file store, at least 1 MiB, refused on the others', () => {
+  const { config } = parseConfig('store: { maxBytes: 10737418240 }', 'gw.yaml', {
+    registry: builtinRegistry,
+    env: {},
+  });
+  assert.equal(config.store.maxBytes, 10 * 1024 ** 3);
+  assert.equal(
+    parseConfig('{}', 'gw.yaml', { registry: builtinRegistry, env: {} }).config.store.maxBytes,
+    undefined,
+  );
+  for (const store of ['{ memory: true, maxBytes: 1048576 }', '{ type: memory, maxBytes: 1048576 }'])
+    assert.match(problems(`store: ${store}`).join('\n'), /store\.maxBytes: maxBytes is for the file store/);
+  assert.match(
+    problems('store: { maxBytes: 65536 }').join('\n'),
+    /store\.maxBytes: expected an integer >= 1048576/,
+  );
+  assert.match(problems('store: { maxbytes: 1048576 }').join('\n'), /did you mean 'maxBytes'\?/);
+});

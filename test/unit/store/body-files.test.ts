@@ -14,6 +14,7 @@ import { BytesMessage, ConnectionFactory, JmsEngine, type Message, TextMessage }
 import type { EngineLogger } from '../../../src/jms/logger.js';
 import { BodyFiles, MAX_CONCURRENT_WRITES, TEXT_IN_FILE } from '../../../src/store/body-files.js';
 import { FileStore, SCHEMA_VERSION } from '../../../src/store/file-store.js';
+import { StoreError } from '../../../src/store/store-error.js';
 import { addOps, recoverAll, text } from '../../helpers/store-contract.js';
 import { assertRejectsAs } from '../../helpers/store-error.js';
 import type { Cleanup } from '../../helpers/teardown.js';
@@ -272,7 +273,8 @@ test('body files - a commit of many large bodies writes at most a few files at o
   await withTempDir('body-files-', async (dir, cleanup) => {
     const bodies = new BodyFiles(join(dir, 'gateway.db'));
     let most = 0;
-    const writes = Array.from({ length: 60 }, (_, i) => bodies.write(i + 1, `body ${i + 1} `.repeat(1000)));
+    const body = (n: number) => `body ${n} `.repeat(1000);
+    const writes = Array.from({ length: 60 }, (_, i) => bodies.write(i + 1, body(i + 1), body(i + 1).length));
     let done = false;
     const all = Promise.all(writes).finally(() => (done = true));
     while (!done) {
@@ -333,5 +335,63 @@ test('body files - after a restart the engine keeps large messages paged out, ho
     assert.equal(text(await consumer.receiveNoWait()), 'small');
     await again.close();
     await reopened.close();
+  });
+});
+
+test('body files - maxBytes bounds the database and the body files together: bodies that do not fit are refused before a file is written, the database grows only into what they leave, and room comes back as they go', async () => {
+  await withTempDir('body-files-', async (dir, cleanup) => {
+    const maxBytes = 1024 * 1024;
+    const openBounded = async () => {
+      const store = await FileStore.open({ path: dir, largeBodyBytes: LARGE, maxBytes });
+      cleanup(() => store.close());
+      await store.recover();
+      return store;
+    };
+    const bodyFileBytes = () =>
+      bodiesIn(dir).reduce((sum, name) => sum + statSync(join(dir, 'gateway.db-bodies', name)).size, 0);
+    const store = await openBounded();
+    const big = 'b'.repeat(200 * 1024);
+    let seq = 0;
+    const stored: string[] = [];
+    let refusal: unknown;
+    while (refusal === undefined && seq < 20) {
+      const id = `ID:${++seq}`;
+      await store.commit(addOps(id, seq, ['queue://q'], big)).then(
+        () => stored.push(id),
+        (error: unknown) => (refusal = error),
+      );
+    }
+    assert.ok(refusal instanceof StoreError, String(refusal));
+    assert.equal(refusal.kind, 'write');
+    assert.match(
+      refusal.message,
+      /is full \(message bodies of 204800 bytes do not fit: the database and its body files take \d+ of maxBytes 1048576\): consume or delete messages, or raise maxBytes; nothing of this commit was stored/,
+    );
+    assert.equal(stored.length, 4, 'four bodies of 200 KB and the database fit in 1 MB, a fifth does not');
+    assert.equal(bodiesIn(dir).length, 4, 'the refused body was never written');
+
+    // Small messages fill the database up to what the body files leave, and no further.
+    let full: unknown;
+    while (full === undefined && seq < 1000) {
+      const id = `ID:${++seq}`;
+      await store.commit(addOps(id, seq, ['queue://q'], 's'.repeat(2048))).then(
+        () => stored.push(id),
+        (error: unknown) => (full = error),
+      );
+    }
+    assert.ok(full instanceof StoreError && full.sqliteCode === 'SQLITE_FULL', String(full));
+    await store.close();
+    const databaseBytes = statSync(join(dir, 'gateway.db')).size;
+    assert.ok(databaseBytes + bodyFileBytes() <= maxBytes, `${databaseBytes} + ${bodyFileBytes()} bytes`);
+    assert.ok(databaseBytes + bodyFileBytes() > maxBytes - 64 * 1024, 'the room left was used');
+
+    // Reopened, the body files count again; as two of them go, a large body fits in their room.
+    const again = await openBounded();
+    await assertRejectsAs(again.commit(addOps('ID:big', ++seq, ['queue://q'], big)), 'write', /is full/);
+    await again.commit(stored.slice(0, 2).map((id) => ({ op: 'removeRef', backlog: 'queue://q', id })));
+    await again.commit(addOps('ID:big', ++seq, ['queue://q'], big));
+    await again.close();
+    assert.equal(bodiesIn(dir).length, 3);
+    assert.ok(statSync(join(dir, 'gateway.db')).size + bodyFileBytes() <= maxBytes);
   });
 });
