@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { JmsEngine } from '../jms/engine.js';
 import type { EngineLogger } from '../jms/logger.js';
+import type { StoreUsage } from '../store/store-size.js';
 import { LOOPBACK_CALLER, auditLine, tokenFingerprint } from './audit.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { answerClientError } from './client-error.js';
@@ -58,6 +59,8 @@ export interface AdminServerOptions {
    * metrics; while this instance is not active, only those routes and `/health` answer.
    */
   ha?: HaAdmin;
+  /** The room the store takes and its bound, for the store metrics (the file store's). */
+  storeUsage?: () => StoreUsage;
   logger?: EngineLogger;
 }
 
@@ -98,6 +101,7 @@ export async function buildAdminApp(
   const metrics = new GatewayMetrics(options.engine, () => bridges.list(), {
     runtime: true,
     ...(ha ? { haRole: () => ha.role() } : {}),
+    ...(options.storeUsage ? { storeUsage: options.storeUsage } : {}),
   });
   const patterns = [...routes.map((r) => r.path), '/health', '/ready', '/metrics', '/openapi.json'].map(
     compile,

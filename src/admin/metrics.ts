@@ -11,6 +11,7 @@ import type { HaRoleName } from './readiness.js';
 import type { JmsEngine } from '../jms/engine.js';
 import type { DestinationStatistics, PendingByCause } from '../jms/statistics.js';
 import type { BridgeView } from './bridge-control.js';
+import type { StoreUsage } from '../store/store-size.js';
 
 const PREFIX = 'jms_gateway';
 
@@ -46,16 +47,20 @@ export class GatewayMetrics {
   #views: readonly BridgeView[] = [];
   readonly #bridgeCounters = new Set<string>();
 
-  /** `runtime`: also the Node process and event-loop metrics and build info (one set per process). */
+  /**
+   * `runtime`: also the Node process and event-loop metrics and build info (one set per process).
+   * `storeUsage`: the room the store takes (the file store's), for the store metrics.
+   */
   constructor(
     engine: JmsEngine,
     bridges: () => readonly BridgeView[],
-    options: { runtime: boolean; haRole?: () => HaRoleName },
+    options: { runtime: boolean; haRole?: () => HaRoleName; storeUsage?: () => StoreUsage },
   ) {
     this.#engine = engine;
     this.#bridges = bridges;
     this.#runtime = options.runtime;
     if (options.haRole !== undefined) this.#haRole(options.haRole);
+    if (options.storeUsage !== undefined) this.#storeUsage(options.storeUsage);
     this.#destinationMetrics();
     this.#engineMetrics();
     for (const counter of Object.keys(BRIDGE_COUNTER_HELP)) this.#bridgeCounter(counter);
@@ -315,6 +320,44 @@ export class GatewayMetrics {
         }
       },
     });
+  }
+
+  /**
+   * The room the store takes, as its `maxBytes` counts it, and that bound. A store that cannot
+   * say (closing, as the gateway stops) leaves the samples out rather than failing the scrape.
+   */
+  #storeUsage(usage: () => StoreUsage): void {
+    const read = (): StoreUsage | undefined => {
+      try {
+        return usage();
+      } catch {
+        return undefined;
+      }
+    };
+    // Labelled by the store's kind: a gauge without labels always has a sample, 0 when unset.
+    const gauge = (name: string, help: string, value: (usage: StoreUsage) => number | undefined) =>
+      new Gauge({
+        name: `${PREFIX}_${name}`,
+        help,
+        labelNames: ['store'],
+        registers: [this.#registry],
+        collect() {
+          this.reset();
+          const now = read();
+          const sample = now && value(now);
+          if (sample !== undefined) this.set({ store: 'file' }, sample);
+        },
+      });
+    gauge(
+      'store_bytes',
+      "Bytes the file store's database and its large-body files take now, as store.maxBytes counts them.",
+      (now) => now.bytes,
+    );
+    gauge(
+      'store_max_bytes',
+      "The file store's maxBytes, the bound on store_bytes; no sample without one.",
+      (now) => now.maxBytes,
+    );
   }
 
   #haRole(role: () => HaRoleName): void {

@@ -186,7 +186,7 @@ export class Gateway {
         loadConfig: options.loadConfig,
       });
       if (config.admin.enabled)
-        await gateway.#startAdmin(options, token, logger.child({ component: 'admin' }));
+        await gateway.#startAdmin(options, token, store, logger.child({ component: 'admin' }));
     } catch (error) {
       await engine.close().catch(() => undefined);
       throw error;
@@ -198,6 +198,7 @@ export class Gateway {
   async #startAdmin(
     options: GatewayStartOptions,
     token: string | undefined,
+    store: MessageStore,
     logger: GatewayLogger,
   ): Promise<void> {
     this.#admin = await startAdminServer({
@@ -209,6 +210,7 @@ export class Gateway {
       ...(this.#loadConfig ? { reload: () => this.reload(), previewReload: () => this.previewReload() } : {}),
       ready: () => this.readiness(),
       ...(options.ha ? { ha: options.ha } : {}),
+      ...(store instanceof FileStore ? { storeUsage: () => store.usage() } : {}),
       logger,
     });
   }

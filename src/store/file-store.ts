@@ -38,7 +38,7 @@ import {
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
-import { SizeBound } from './size-bound.js';
+import { StoreSize, type StoreUsage } from './store-size.js';
 import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
 import { BYTES_IN_FILE, type BodyInFile, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
 
@@ -179,8 +179,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   readonly #slowWrites: SlowWrites;
   readonly #bodies: BodyFiles;
   readonly #largeBodyBytes: number;
-  /** Undefined without `maxBytes`. */
-  readonly #sizeBound: SizeBound | undefined;
+  readonly #size: StoreSize;
 
   private constructor(
     file: string,
@@ -198,7 +197,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     this.#slowWrites = slowWrites;
     this.#bodies = bodies;
     this.#largeBodyBytes = largeBodyBytes;
-    this.#sizeBound = maxBytes === undefined ? undefined : new SizeBound(db, file, maxBytes, bodies);
+    this.#size = new StoreSize(db, file, maxBytes, bodies);
   }
 
   /**
@@ -243,6 +242,12 @@ export class FileStore implements MessageStore, ForwardedIdStore {
       options.elapsedClock ?? (() => performance.now()),
     );
     return new FileStore(file, db, logger, slowWrites, bodies, largeBodyBytes, options.maxBytes);
+  }
+
+  /** The bytes the database and its body files take now, and `maxBytes`, which bounds them. */
+  usage(): StoreUsage {
+    if (this.#closed) throw closedError(this.file);
+    return this.#size.usage();
   }
 
   /** Counters: commit calls, transactions written, failures. */
@@ -427,7 +432,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     }
     const largeBodies = this.#takeLargeBodies(encoded);
     if (!largeBodies) return this.#enqueue(encoded);
-    const refusal = this.#sizeBound?.refusal(largeBodies.reduce((sum, { bytes }) => sum + bytes, 0));
+    const refusal = this.#size.refusal(largeBodies.reduce((sum, { bytes }) => sum + bytes, 0));
     if (refusal) {
       this.#stats.failures++;
       return Promise.reject(refusal);
@@ -571,7 +576,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
     const sql = this.#sql;
     const applied: PendingCommit[] = [];
     try {
-      this.#sizeBound?.boundDatabase();
+      this.#size.boundDatabase();
       sql.begin.run();
       if (group.length === 1) {
         this.#apply(group[0]!.operations, group[0]!.deletedBodyFiles);

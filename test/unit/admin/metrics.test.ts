@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { GatewayMetrics, renderMetrics } from '../../../src/admin/metrics.js';
 import type { BridgeView } from '../../../src/admin/bridge-control.js';
 import { Bridge, InternalSource, LatencyHistogram } from '../../../src/bridge/index.js';
 import { Queue, TextMessage } from '../../../src/index.js';
+import { FileStore } from '../../../src/store/file-store.js';
 import { testEngine } from '../../helpers/engine.js';
+import { addOps } from '../../helpers/store-contract.js';
+import { withTempDir } from '../../helpers/temp-dir.js';
 import { pendingForEachCause } from '../../helpers/pending-by-cause.js';
 import { FakeSink, idle } from '../bridge/fakes.js';
 import { teardown } from '../../helpers/teardown.js';
@@ -159,7 +163,10 @@ test('metrics - every metric the Grafana dashboard and the documented alerts use
     counters: { in: 1, out: 1, retried: 0, deadLettered: 0, dropped: 0, inFlight: 0, lag: 0 },
     latency: { send: latency.snapshot(), endToEnd: latency.snapshot() },
   };
-  const metrics = await new GatewayMetrics(t.engine, () => [view], { runtime: true }).render();
+  const metrics = await new GatewayMetrics(t.engine, () => [view], {
+    runtime: true,
+    storeUsage: () => ({ bytes: 1, maxBytes: 2 }),
+  }).render();
   const exported = new Set([...metrics.matchAll(/^(\w+)(?:\{| )/gm)].map((m) => m[1]));
   const used = (text: string) =>
     new Set([...text.matchAll(/\b((?:jms_gateway|nodejs|process)_\w+)/g)].map((m) => m[1]!));
@@ -173,4 +180,39 @@ test('metrics - every metric the Grafana dashboard and the documented alerts use
   const missing = [...used(dashboard), ...used(alerts)].filter((name) => !exported.has(name));
   assert.deepEqual(missing, []);
   await t.close();
+});
+
+test('metrics - the room the file store takes, as its maxBytes counts it, and the bound; a closed store leaves them out', async () => {
+  await withTempDir('metrics-store-', async (dir, cleanup) => {
+    const t = testEngine();
+    cleanup(() => t.close());
+    const store = await FileStore.open({ path: dir, maxBytes: 4 * 1024 * 1024, largeBodyBytes: 1024 });
+    cleanup(() => store.close());
+    await store.recover();
+    const metrics = new GatewayMetrics(t.engine, () => [], {
+      runtime: false,
+      storeUsage: () => store.usage(),
+    });
+    const sample = (text: string, name: string) =>
+      Number(new RegExp(`^jms_gateway_${name}\\{store="file"\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const before = await metrics.render();
+    assert.equal(sample(before, 'store_max_bytes'), 4 * 1024 * 1024);
+    assert.equal(sample(before, 'store_bytes'), store.usage().bytes);
+    await store.commit(addOps('ID:1', 1, ['queue://q'], 'x'.repeat(100_000)));
+    const after = await metrics.render();
+    // The body file counts whole; the database grew by its row at most.
+    assert.ok(sample(after, 'store_bytes') >= sample(before, 'store_bytes') + 100_000, after);
+    await store.close();
+    const closed = await metrics.render();
+    assert.doesNotMatch(closed, /^jms_gateway_store_(max_)?bytes\{/m);
+
+    const unbounded = await FileStore.open({ path: join(dir, 'other') });
+    cleanup(() => unbounded.close());
+    const text = await new GatewayMetrics(t.engine, () => [], {
+      runtime: false,
+      storeUsage: () => unbounded.usage(),
+    }).render();
+    assert.ok(sample(text, 'store_bytes') > 0);
+    assert.doesNotMatch(text, /^jms_gateway_store_max_bytes\{/m);
+  });
 });

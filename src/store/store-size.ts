@@ -1,14 +1,22 @@
 /**
- * The file store's `maxBytes`, which bounds the database and its body files together. SQLite
- * bounds the database itself (`max_page_count`: a write that would grow it further fails with
- * SQLITE_FULL); this keeps that bound at what the body files leave, and refuses body files that
- * do not fit before any of them is written.
+ * How much room the file store takes, and its `maxBytes`, which bounds the database and its body
+ * files together. SQLite bounds the database itself (`max_page_count`: a write that would grow it
+ * further fails with SQLITE_FULL); this keeps that bound at what the body files leave, and
+ * refuses body files that do not fit before any of them is written.
  */
 import type Database from 'better-sqlite3';
 import type { BodyFiles } from './body-files.js';
 import { StoreError } from './store-error.js';
 
-export class SizeBound {
+/** What the file store takes, as `maxBytes` counts it, and that bound. */
+export interface StoreUsage {
+  /** The database's pages and the body files. */
+  bytes: number;
+  /** Undefined without a bound. */
+  maxBytes: number | undefined;
+}
+
+export class StoreSize {
   readonly #pageSize: number;
   /** The body file bytes the database's bound was last set for. */
   #boundFor: number | undefined;
@@ -16,11 +24,20 @@ export class SizeBound {
   constructor(
     private readonly db: Database.Database,
     private readonly file: string,
-    readonly maxBytes: number,
+    readonly maxBytes: number | undefined,
     private readonly bodies: BodyFiles,
   ) {
     this.#pageSize = db.pragma('page_size', { simple: true }) as number;
     this.boundDatabase();
+  }
+
+  /** The bytes the database's pages and the body files take now. */
+  usage(): StoreUsage {
+    return { bytes: this.#usedBytes(), maxBytes: this.maxBytes };
+  }
+
+  #usedBytes(): number {
+    return (this.db.pragma('page_count', { simple: true }) as number) * this.#pageSize + this.bodies.bytes;
   }
 
   /**
@@ -29,6 +46,7 @@ export class SizeBound {
    * below the database's size at that size: the database does not shrink, it stops growing.
    */
   boundDatabase(): void {
+    if (this.maxBytes === undefined) return;
     const bodyBytes = this.bodies.bytes;
     if (bodyBytes === this.#boundFor) return;
     this.#boundFor = bodyBytes;
@@ -38,8 +56,8 @@ export class SizeBound {
 
   /** Undefined when body files of `bytes` more fit, else the error that refuses their commit. */
   refusal(bytes: number): StoreError | undefined {
-    const databaseBytes = (this.db.pragma('page_count', { simple: true }) as number) * this.#pageSize;
-    const used = databaseBytes + this.bodies.bytes;
+    if (this.maxBytes === undefined) return undefined;
+    const used = this.#usedBytes();
     if (used + bytes <= this.maxBytes) return undefined;
     return new StoreError(
       'write',
