@@ -95,7 +95,7 @@ export { MemoryStore, type MemoryStoreOptions } from './store/memory-store.js';
 export { FileStore, type FileStoreOptions } from './store/file-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './store/postgres-store.js';
 export { StoreError } from './store/store-error.js';
-export { type StoreUsage } from './store/store-size.js';
+export { type StoreUsage } from './store/store-usage.js';
 export { type CommitStats } from './store/commit-stats.js';
 export { type Lease, type LeaseHolder, type WriteFence, FencedError } from './store/lease.js';
 export { PostgresLease, type PostgresLeaseOptions } from './store/postgres-lease.js';

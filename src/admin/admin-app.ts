@@ -13,7 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { JmsEngine } from '../jms/engine.js';
 import type { EngineLogger } from '../jms/logger.js';
-import type { StoreUsage } from '../store/store-size.js';
+import type { StoreUsage } from '../store/store-usage.js';
 import { LOOPBACK_CALLER, auditLine, tokenFingerprint } from './audit.js';
 import { type BridgeControl, noBridges } from './bridge-control.js';
 import { answerClientError } from './client-error.js';

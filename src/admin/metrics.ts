@@ -11,7 +11,7 @@ import type { HaRoleName } from './readiness.js';
 import type { JmsEngine } from '../jms/engine.js';
 import type { DestinationStatistics, PendingByCause } from '../jms/statistics.js';
 import type { BridgeView } from './bridge-control.js';
-import type { StoreUsage } from '../store/store-size.js';
+import type { StoreUsage } from '../store/store-usage.js';
 
 const PREFIX = 'jms_gateway';
 

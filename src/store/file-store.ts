@@ -38,7 +38,8 @@ import {
 } from './message-serializer.js';
 import { StoreError } from './store-error.js';
 import type { CommitStats } from './commit-stats.js';
-import { StoreSize, type StoreUsage } from './store-size.js';
+import { StoreSize } from './store-size.js';
+import type { StoreUsage } from './store-usage.js';
 import { DEFAULT_SLOW_WRITE_MS, SlowWrites } from './slow-writes.js';
 import { BYTES_IN_FILE, type BodyInFile, BodyFiles, TEXT_IN_FILE, isBodyInFile } from './body-files.js';
 

@@ -7,14 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { BodyFiles } from './body-files.js';
 import { StoreError } from './store-error.js';
-
-/** What the file store takes, as `maxBytes` counts it, and that bound. */
-export interface StoreUsage {
-  /** The database's pages and the body files. */
-  bytes: number;
-  /** Undefined without a bound. */
-  maxBytes: number | undefined;
-}
+import type { StoreUsage } from './store-usage.js';
 
 export class StoreSize {
   readonly #pageSize: number;
