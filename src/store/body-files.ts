@@ -136,9 +136,12 @@ export class BodyFiles {
     return kind === TEXT_IN_FILE ? bytes.toString('utf8') : bytes;
   }
 
-  /** The size of a body file in bytes, synchronously (read at recovery instead of the body). */
+  /**
+   * The size of a body file in bytes, synchronously (read at recovery instead of the body): as
+   * counted when it was written or swept, else from the file itself.
+   */
   sizeOf(seq: number): number {
-    return statSync(this.pathOf(seq)).size;
+    return this.#sizes.get(seq) ?? statSync(this.pathOf(seq)).size;
   }
 
   /** Removes the files of messages no longer stored; a failure leaves an orphan for the next sweep. */
@@ -184,7 +187,7 @@ export class BodyFiles {
       removed++;
     }
     const missing = [...stored].filter((seq) => !found.has(seq));
-    for (const seq of found) this.#track(seq, this.sizeOf(seq));
+    for (const seq of found) this.#track(seq, statSync(this.pathOf(seq)).size);
     return { removed, missing };
   }
 

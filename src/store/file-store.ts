@@ -347,15 +347,7 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   }
 
   #bodyFileSize(id: string, seq: number): number {
-    try {
-      return this.#bodies.sizeOf(seq);
-    } catch (error) {
-      throw corrupt(
-        this.file,
-        `the body of message '${id}' cannot be read from '${this.#bodies.pathOf(seq)}': ${(error as Error).message}`,
-        error,
-      );
-    }
+    return this.#fromBodyFile(id, seq, () => this.#bodies.sizeOf(seq));
   }
 
   /**
@@ -388,8 +380,13 @@ export class FileStore implements MessageStore, ForwardedIdStore {
   }
 
   #readBodyFile(id: string, seq: number, kind: BodyInFile): string | Buffer {
+    return this.#fromBodyFile(id, seq, () => this.#bodies.read(seq, kind));
+  }
+
+  /** What `read` gets from a message's body file; a file that cannot be read makes the store corrupt. */
+  #fromBodyFile<T>(id: string, seq: number, read: () => T): T {
     try {
-      return this.#bodies.read(seq, kind);
+      return read();
     } catch (error) {
       throw corrupt(
         this.file,
