@@ -36,6 +36,7 @@ import {
 import { classify, connectionUser, replyCode, openConnection, writeCoalescer } from './connection.js';
 import { declareTopology } from './declare.js';
 import { toAmqp, type AmqpOutgoing } from './mapping.js';
+import { confirmPublisher, type Publish } from './publish.js';
 import { type BodyLimit, bodyLimit, checkBodySize, tooLargeAnswer } from './size-limit.js';
 import type { AmqpConfig } from './spec.js';
 
@@ -58,6 +59,8 @@ interface Session {
   closeError?: Error;
   /** The largest body the broker takes, when known. */
   readonly limit: BodyLimit | undefined;
+  /** Publishes on `channel`, confirmed. */
+  readonly publish: Publish;
   /** Called after each publish: the frames of one turn's publishes go out in one write. */
   readonly coalesceWrites: () => void;
   /** Set while the socket's write buffer is full: sends wait for it to drain. */
@@ -122,6 +125,7 @@ export class AmqpSink implements Sink {
         channel,
         pending: new Set(),
         limit,
+        publish: confirmPublisher(channel),
         coalesceWrites: writeCoalescer(connection),
         ordered: new OrderedBatches(),
         writing: Promise.resolve(),
@@ -260,11 +264,11 @@ export class AmqpSink implements Sink {
       };
       let writable: boolean;
       try {
-        writable = session.channel.publish(
+        writable = session.publish(
           this.#config.exchange,
           this.#routingKey,
-          outgoing.content,
-          { ...outgoing.properties, mandatory: this.#config.mandatory },
+          outgoing,
+          this.#config.mandatory,
           confirmed,
         );
         session.coalesceWrites();
