@@ -29,7 +29,9 @@
  *
  * The brokers, the pipe and the benchmark share the machine, so a run may be bound by its CPU
  * rather than by any one wait: each run prints how busy the machine was (Linux only), and the
- * queue route's runs the CPU its gateway process spent a message.
+ * queue route's runs the CPU its gateway process spent a message. The max-rate runs go in
+ * rounds (default 3, `BENCH_BRIDGE_ROUNDS`), each running the route's four pipes in turn; each
+ * pipe's rate is its best round, and the table lists every round's.
  *
  * Targets: the bridge ≥ 70% of the batched raw pipe and ≥ 5× the bridge one at a time; 0 lost,
  * 0 out of order. Needs RabbitMQ (:5672), Mosquitto (:1883) and Kafka (:9092), or the URLs in
@@ -67,6 +69,13 @@ const AMQP_URL = process.env['AMQP_URL'] ?? 'amqp://guest:guest@127.0.0.1:5672';
 const MQTT_URL = process.env['MQTT_URL'] ?? 'mqtt://127.0.0.1:1883';
 const KAFKA_BROKERS = (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(',');
 const THROUGHPUT_MESSAGES = Number(process.env['BENCH_BRIDGE_MESSAGES'] ?? 5_000);
+/**
+ * Rounds of max-rate runs: one run of the same pipe differs from the next by up to a third here,
+ * as the brokers and the benchmark share two cores. Each round runs every pipe of the route in
+ * turn, so a busy spell falls on the raw pipes and the bridges alike, and each pipe counts its
+ * best round, as the engine benchmark counts its best of 3.
+ */
+const ROUNDS = Math.max(1, Number(process.env['BENCH_BRIDGE_ROUNDS'] ?? 3));
 const LATENCY_SECONDS = 4;
 const MAX_LATENCY_MESSAGES = 2_000;
 const WINDOW = 500;
@@ -764,35 +773,52 @@ for (const route of ROUTES) {
       ? gatewayPipe(names, settings === 'default' ? '' : ONE_AT_A_TIME_YAML)
       : bridgePipe(route, names, settings === 'default' ? {} : ONE_AT_A_TIME);
   const measured: Array<[string, RunResult]> = [];
-  const measure = async (label: string, makePipe: (names: Names) => Pipe, count: number, rate?: number) => {
-    const result = await run(route, makePipe, count, rate);
-    measured.push([label, result]);
+  /** A pipe's row: its (best) run's rate and latency, and what every run of it lost, duplicated or disordered. */
+  const row = (label: string, result: RunResult, rounds: readonly RunResult[] = [result]) => {
+    const sum = (count: (run: RunResult) => number) => rounds.reduce((total, run) => total + count(run), 0);
     rows.push({
       pipe,
       run: label,
       'msg/s': result.rate,
+      ...(rounds.length > 1 && {
+        rounds: rounds.map((round) => round.rate.toLocaleString('en-US')).join(' / '),
+      }),
       'p50 ms': result.p50,
       'p99 ms': result.p99,
-      lost: result.lost,
-      dup: result.duplicated,
-      'out of order': result.outOfOrder + result.misrouted,
+      lost: sum((run) => run.lost),
+      dup: sum((run) => run.duplicated),
+      'out of order': sum((run) => run.outOfOrder + run.misrouted),
       'machine busy': formatMachineBusy(result.machineBusy),
       ...(route.viaGateway ? { 'gateway CPU µs/msg': result.pipeCpuUsPerMessage ?? '-' } : {}),
     });
+  };
+  const measure = async (label: string, makePipe: (names: Names) => Pipe, count: number, rate?: number) => {
+    const result = await run(route, makePipe, count, rate);
+    measured.push([label, result]);
+    row(label, result);
     return result;
   };
-  const rawOne = await measure(
-    'raw, one at a time',
-    (names) => rawPipe(route, names, 1),
-    THROUGHPUT_MESSAGES,
-  );
-  const rawBatched = await measure(
-    'raw, batched',
-    (names) => rawPipe(route, names, RAW_BATCH),
-    THROUGHPUT_MESSAGES,
-  );
-  const bridgeOne = await measure('bridge, one at a time', bridge('one at a time'), THROUGHPUT_MESSAGES);
-  const bridgeMax = await measure('bridge', bridge('default'), THROUGHPUT_MESSAGES);
+  // The max-rate runs, round by round: each round runs every pipe once, in turn, and a pipe's
+  // rate is its best round.
+  const maxRatePipes: Array<[string, (names: Names) => Pipe]> = [
+    ['raw, one at a time', (names) => rawPipe(route, names, 1)],
+    ['raw, batched', (names) => rawPipe(route, names, RAW_BATCH)],
+    ['bridge, one at a time', bridge('one at a time')],
+    ['bridge', bridge('default')],
+  ];
+  const rounds = maxRatePipes.map((): RunResult[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, [label, makePipe]] of maxRatePipes.entries()) {
+      const result = await run(route, makePipe, THROUGHPUT_MESSAGES);
+      measured.push([label, result]);
+      rounds[i]!.push(result);
+    }
+  }
+  const [rawOne, rawBatched, bridgeOne, bridgeMax] = rounds.map((results, i) => {
+    const top = results.reduce((a, b) => (b.rate > a.rate ? b : a));
+    row(`${maxRatePipes[i]![0]}${ROUNDS > 1 ? `, best of ${ROUNDS}` : ''}`, top, results);
+    return top;
+  }) as [RunResult, RunResult, RunResult, RunResult];
   const halfRate = Math.max(1, Math.round(rawBatched.rate / 2));
   const latencyCount = Math.max(100, Math.min(MAX_LATENCY_MESSAGES, halfRate * LATENCY_SECONDS));
   const rawHalf = await measure(
