@@ -29,7 +29,8 @@
  *
  * The brokers, the pipe and the benchmark share the machine, so a run may be bound by its CPU
  * rather than by any one wait: each run prints how busy the machine was (Linux only), and the
- * queue route's runs the CPU its gateway process spent a message. The max-rate runs go in
+ * CPU a message: the queue route's gateway process's, or for the in-process routes this
+ * process's (the same feeder and reader for each pipe, so the difference is the pipe's). The max-rate runs go in
  * rounds (default 3, `BENCH_BRIDGE_ROUNDS`), each running the route's four pipes in turn; each
  * pipe's rate is its best round, and the table lists every round's.
  *
@@ -664,7 +665,10 @@ interface RunResult {
   readonly misrouted: number;
   /** Share of the machine's cores busy during the run (everything on it), 0..1. */
   readonly machineBusy: number | undefined;
-  /** CPU µs a message of the pipe's own process, for a pipe that has one (a gateway). */
+  /**
+   * CPU µs a message: of the pipe's gateway process, or for an in-process route of this process
+   * (feeder, reader and pipe); not known for the queue route's raw pipes.
+   */
   readonly pipeCpuUsPerMessage: number | undefined;
 }
 
@@ -734,7 +738,9 @@ async function run(
       await pump(route, feed, out, 0, warmUp, undefined, deadline);
       out.reset(warmUp);
     }
-    const pid = pipe.pid?.();
+    // A gateway's own CPU; for an in-process pipe, this process's: the feeder and the reader are the
+    // same for every pipe of a route, so the difference between two pipes is theirs.
+    const pid = pipe.pid?.() ?? (route.viaGateway ? undefined : process.pid);
     const cpu = cpuMark(pid === undefined ? [] : [pid]);
     const started = await pump(route, feed, out, warmUp, count, rate, deadline);
     const seconds = (performance.now() - started) / 1000;
@@ -789,7 +795,7 @@ for (const route of ROUTES) {
       dup: sum((run) => run.duplicated),
       'out of order': sum((run) => run.outOfOrder + run.misrouted),
       'machine busy': formatMachineBusy(result.machineBusy),
-      ...(route.viaGateway ? { 'gateway CPU µs/msg': result.pipeCpuUsPerMessage ?? '-' } : {}),
+      [route.viaGateway ? 'gateway CPU µs/msg' : 'process CPU µs/msg']: result.pipeCpuUsPerMessage ?? '-',
     });
   };
   const measure = async (label: string, makePipe: (names: Names) => Pipe, count: number, rate?: number) => {
@@ -845,7 +851,12 @@ for (const route of ROUTES) {
     addedP99Ms: Math.round(addedP99 * 100) / 100,
     rawBatchedMachineBusy: rawBatched.machineBusy,
     bridgeMachineBusy: bridgeMax.machineBusy,
-    ...(route.viaGateway ? { gatewayCpuUsPerMessage: bridgeMax.pipeCpuUsPerMessage } : {}),
+    ...(route.viaGateway
+      ? { gatewayCpuUsPerMessage: bridgeMax.pipeCpuUsPerMessage }
+      : {
+          rawBatchedProcessCpuUsPerMessage: rawBatched.pipeCpuUsPerMessage,
+          bridgeProcessCpuUsPerMessage: bridgeMax.pipeCpuUsPerMessage,
+        }),
     lost,
     outOfOrder: disordered,
   };
