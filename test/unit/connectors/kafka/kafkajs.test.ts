@@ -75,3 +75,79 @@ test('kafkajs - a record batch is the same bytes whatever the memory its buffers
     records(),
   );
 });
+
+interface VarintEncoder {
+  writeVarInt(value: number): VarintEncoder;
+  writeUVarInt(value: number): VarintEncoder;
+  writeVarLong(value: unknown): VarintEncoder;
+  buffer: Buffer;
+}
+const EncoderClass = require('kafkajs/src/protocol/encoder.js') as {
+  new (): VarintEncoder;
+  sizeOfVarInt(value: number): number;
+  sizeOfVarLong(value: unknown): number;
+};
+const VarintDecoder = Decoder as new (buffer: Buffer) => {
+  readVarInt(): number;
+  readVarLong(): { toString(): string };
+};
+
+/** Zigzag then LEB128, as the Kafka protocol defines varints and varlongs, in BigInt arithmetic. */
+function varintBytes(value: bigint, bits: 32 | 64): Buffer {
+  let zigzag = BigInt.asUintN(bits, (value << 1n) ^ (value >> BigInt(bits - 1)));
+  const bytes: number[] = [];
+  while (zigzag >= 0x80n) {
+    bytes.push(Number(zigzag & 0x7fn) | 0x80);
+    zigzag >>= 7n;
+  }
+  bytes.push(Number(zigzag));
+  return Buffer.from(bytes);
+}
+
+const INT32_EDGES = [
+  0,
+  1,
+  -1,
+  63,
+  -64,
+  64,
+  -65,
+  8_191,
+  8_192,
+  -8_193,
+  2 ** 20,
+  -(2 ** 27),
+  2 ** 31 - 1,
+  -(2 ** 31),
+];
+const LONGER = [2 ** 31, -(2 ** 31) - 1, 2 ** 40, -(2 ** 40), 1_700_000_000_123, Number.MAX_SAFE_INTEGER];
+
+test('kafkajs - varints and varlongs are the bytes the Kafka protocol defines, written in place, and read back', () => {
+  for (const value of INT32_EDGES) {
+    const written = new EncoderClass().writeVarInt(value).writeVarLong(value).buffer;
+    const expected = Buffer.concat([varintBytes(BigInt(value), 32), varintBytes(BigInt(value), 64)]);
+    assert.deepEqual(written, expected, String(value));
+    assert.equal(EncoderClass.sizeOfVarLong(value), varintBytes(BigInt(value), 64).length, String(value));
+    const decoder = new VarintDecoder(written);
+    assert.equal(decoder.readVarInt(), value);
+    assert.equal(decoder.readVarLong().toString(), String(value));
+  }
+  // Beyond 32 bits, kafkajs's own varlong code writes and counts them.
+  for (const value of LONGER) {
+    const written = new EncoderClass().writeVarLong(value).buffer;
+    assert.deepEqual(written, varintBytes(BigInt(value), 64), String(value));
+    assert.equal(EncoderClass.sizeOfVarLong(value), written.length, String(value));
+    assert.equal(new VarintDecoder(written).readVarLong().toString(), String(value));
+  }
+  // Many in one encoder: each goes at the offset the last left, across the buffer's growth.
+  const encoder = new EncoderClass();
+  const values = Array.from({ length: 2_000 }, (_, index) =>
+    index % 2 === 0 ? index * 104_729 : -index * 7,
+  );
+  for (const value of values) encoder.writeVarInt(value);
+  const decoder = new VarintDecoder(encoder.buffer);
+  assert.deepEqual(
+    values.map(() => decoder.readVarInt()),
+    values,
+  );
+});
