@@ -84,6 +84,8 @@ interface Session {
   readonly ordered: OrderedBatches;
   /** The topic's partition count read at connect; undefined when it could not be read. */
   readonly partitions: number | undefined;
+  /** Those partitions as kafkajs's partitioner reads them, made once rather than for each record. */
+  readonly partitionMetadata: readonly PartitionMetadata[];
   /** Records handed over and not yet in a request, in order (at-least-once). */
   readonly queue: Queued[];
   /** A produce request is on the wire. */
@@ -179,6 +181,7 @@ export class KafkaSink implements Sink {
       producer,
       ordered: new OrderedBatches(),
       partitions,
+      partitionMetadata: partitionsOf(partitions ?? 0),
       queue: [],
       sending: false,
       toCommit: [],
@@ -268,7 +271,7 @@ export class KafkaSink implements Sink {
           } else {
             record.partition = this.#partitioner({
               topic: this.#config.topic,
-              partitionMetadata: partitionsOf(session.partitions),
+              partitionMetadata: session.partitionMetadata as PartitionMetadata[],
               message: record,
             });
           }
