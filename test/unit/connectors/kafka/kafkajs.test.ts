@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 // First, so that it loads kafkajs in this process, as the connector does in the gateway's.
-import { encoderBuffers } from '../../../../connectors/kafka/kafkajs.js';
+import { encoderBuffers, recordEncoders } from '../../../../connectors/kafka/kafkajs.js';
 
 const require = createRequire(import.meta.url);
 
@@ -53,8 +53,10 @@ function dirtyMemory(byte: number): void {
   Buffer.allocUnsafe(256 * 1_024).fill(byte);
 }
 
-test('kafkajs - the connector loads it first, so every encoder it makes uses uninitialised buffers', () => {
+test('kafkajs - the connector loads it first, so every encoder it makes uses uninitialised buffers, and records go in one pass', () => {
   assert.equal(encoderBuffers, 'all');
+  assert.notEqual(recordEncoders.used, recordEncoders.kafkajs);
+  assert.equal(Record, recordEncoders.used, 'the produce request takes the one-pass encoder');
 });
 
 test('kafkajs - a record batch is the same bytes whatever the memory its buffers came from held, and decodes back', async () => {
@@ -150,4 +152,47 @@ test('kafkajs - varints and varlongs are the bytes the Kafka protocol defines, w
     values.map(() => decoder.readVarInt()),
     values,
   );
+});
+
+test('kafkajs - a record written in one pass is the bytes kafkajs writes, and kafkajs writes what it cannot take', () => {
+  const long = 'é'.repeat(3_000);
+  const records: Record<string, unknown>[] = [
+    {},
+    { key: null, value: null },
+    { key: 'k', value: 'v', offsetDelta: 3, timestampDelta: 17 },
+    {
+      key: Buffer.from([0, 1, 2]),
+      value: Buffer.alloc(70_000, 7),
+      offsetDelta: 499,
+      timestampDelta: 2 ** 33,
+    },
+    { key: 'ключ', value: long, headers: { 'jms.bodyType': 'text', JMSPriority: '4', 'ü-name': 'wert ✓' } },
+    { value: 'x', headers: { repeated: ['a', Buffer.from('b'), ''], empty: '', bytes: Buffer.alloc(0) } },
+    {
+      value: 'x'.repeat(1_000),
+      headers: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`h${i}`, `v${i}`])),
+    },
+    { value: 'x', offsetDelta: -1, timestampDelta: -5 },
+  ];
+  for (const record of records) {
+    const ours = recordEncoders.used(record).buffer;
+    const theirs = recordEncoders.kafkajs(record).buffer;
+    assert.ok(ours.equals(theirs), JSON.stringify(record).slice(0, 120));
+  }
+  // What kafkajs's encoder throws on, or writes its own way, goes to it, with the same outcome.
+  for (const odd of [
+    { value: 42 },
+    { key: 7, value: 'x' },
+    { value: 'x', headers: { h: undefined } },
+    { value: 'x', headers: { h: null } },
+  ]) {
+    const outcome = (encode: (record: Record<string, unknown>) => { buffer: Buffer }) => {
+      try {
+        return encode(odd).buffer.toString('hex');
+      } catch (error) {
+        return (error as Error).constructor.name;
+      }
+    };
+    assert.equal(outcome(recordEncoders.used), outcome(recordEncoders.kafkajs), JSON.stringify(odd));
+  }
 });
