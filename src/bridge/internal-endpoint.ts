@@ -461,19 +461,26 @@ export class InternalSink implements Sink {
     signal: AbortSignal,
     staged: readonly (StagedId | undefined)[],
   ): Promise<readonly SendResult[]> {
-    const sends = batch.map((message, index) => this.#send(message, signal, staged[index]));
-    const settled = await Promise.allSettled(sends);
-    return settled.map((outcome) =>
-      outcome.status === 'fulfilled'
-        ? { ok: true }
-        : {
-            ok: false,
-            error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
-          },
+    // One wait on the signal for the whole batch: a listener added and removed for each message
+    // cost more than anything else the batch did outside the engine. Ended by the signal, the
+    // sends not settled by then fail with its reason; those settled keep their outcome.
+    const results: (SendResult | undefined)[] = new Array<SendResult | undefined>(batch.length);
+    const sends = batch.map((message, index) =>
+      this.#send(message, undefined, staged[index]).then(
+        () => void (results[index] = { ok: true }),
+        (error: unknown) => void (results[index] = failedWith(error)),
+      ),
     );
+    try {
+      await untilAborted(Promise.all(sends), signal);
+    } catch (reason) {
+      return Array.from(results, (result) => result ?? failedWith(reason));
+    }
+    return results as SendResult[];
   }
 
-  async #send(message: Message, signal: AbortSignal, staged?: StagedId): Promise<void> {
+  /** Sends a copy; `signal` ends the wait for it (none: the caller waits on its own). */
+  async #send(message: Message, signal: AbortSignal | undefined, staged?: StagedId): Promise<void> {
     const producer = this.#producer;
     if (!producer) {
       staged?.failed();
@@ -492,7 +499,7 @@ export class InternalSink implements Sink {
           () => staged.committed(),
           () => staged.failed(),
         );
-      await untilAborted(sent, signal);
+      await (signal ? untilAborted(sent, signal) : sent);
     } catch (error) {
       if (error instanceof ResourceAllocationError)
         // Full or throttled: the error says which.
@@ -534,4 +541,8 @@ function connectError(error: unknown, destination: Destination): Error {
     return new EndpointConfigurationError(`'${destination.toString()}': ${error.message}`, { cause: error });
   const message = error instanceof Error ? error.message : String(error);
   return new NotConnectedError(`cannot open '${destination.toString()}': ${message}`, { cause: error });
+}
+
+function failedWith(error: unknown): SendResult {
+  return { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
 }

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Bridge, InternalSink, InternalSource } from '../../../src/bridge/index.js';
 import { DeliveryMode, Queue, TextMessage } from '../../../src/index.js';
 import { testEngine } from '../../helpers/engine.js';
+import { settle } from '../../helpers/fake-clock.js';
 import { teardown } from '../../helpers/teardown.js';
 import { idle } from './fakes.js';
 
@@ -44,6 +45,31 @@ test('internal sink - a batch on a closed sink fails every message as not connec
   } finally {
     await t.close();
   }
+});
+
+test('internal sink - a batch ended by its signal while a full queue holds it back: what went in is ok, the rest fail with the reason (DLV-7)', async (context) => {
+  const cleanup = teardown(context);
+  const t = testEngine();
+  cleanup(() => t.close());
+  await t.engine.createQueue('out', { messagesMaximum: 2 });
+  const sink = new InternalSink({ engine: t.engine, destination: 'queue://out' });
+  cleanup(() => sink.close());
+  await sink.connect(signal());
+  const stop = new AbortController();
+  const sending = sink.sendBatch(
+    ['m1', 'm2', 'm3', 'm4'].map((text) => new TextMessage(text)),
+    stop.signal,
+  );
+  await settle();
+  assert.equal(t.engine.blockedSends, 2, 'm3 and m4 wait for room');
+  const reason = new Error('bridge stopping');
+  stop.abort(reason);
+  const results = await sending;
+  assert.deepEqual(results.slice(0, 2), [{ ok: true }, { ok: true }]);
+  assert.deepEqual(results.slice(2), [
+    { ok: false, error: reason },
+    { ok: false, error: reason },
+  ]);
 });
 
 test('bridge - internal queue to internal queue in batches: every message, in order, counted', async (context) => {
