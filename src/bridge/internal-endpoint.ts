@@ -461,9 +461,10 @@ export class InternalSink implements Sink {
     signal: AbortSignal,
     staged: readonly (StagedId | undefined)[],
   ): Promise<readonly SendResult[]> {
-    // One wait on the signal for the whole batch: a listener added and removed for each message
-    // cost more than anything else the batch did outside the engine. Ended by the signal, the
-    // sends not settled by then fail with its reason; those settled keep their outcome.
+    // One wait on the signal for the whole batch: an abort listener added to and removed from the
+    // bridge's signal for each message took about 1.5% of a gateway forwarding into a queue.
+    // Ended by the signal, the sends not settled by then fail with its reason; those settled
+    // keep their outcome.
     const results: (SendResult | undefined)[] = new Array<SendResult | undefined>(batch.length);
     const sends = batch.map((message, index) =>
       this.#send(message, undefined, staged[index]).then(
