@@ -1,6 +1,11 @@
 import { MessageEOFError, MessageFormatError, MessageNotWriteableError } from '../errors.js';
 import { Message, type BodyType } from './message.js';
 
+/** The body of an empty message; never written (a write grows the body into a buffer of its own). */
+const NO_BYTES = Buffer.alloc(0);
+/** Bytes a body grows to at its first write, so that small writes do not grow it each time. */
+const INITIAL_CAPACITY = 64;
+
 /**
  * A message whose body is bytes (MSG-4). As in JMS it is written and read as a stream of
  * big-endian primitives (`writeInt`, `readInt`, ...); `new BytesMessage(bytes)` and
@@ -13,7 +18,9 @@ export class BytesMessage extends Message {
 
   constructor(bytes?: Uint8Array) {
     super();
-    this.#buffer = bytes ? Buffer.from(bytes) : Buffer.alloc(64);
+    // An empty body shares one empty buffer until its first write grows it: a copy (which starts
+    // empty and then takes the original's body) allocates nothing for its body.
+    this.#buffer = bytes ? Buffer.from(bytes) : NO_BYTES;
     this.#length = bytes ? bytes.byteLength : 0;
   }
 
@@ -48,7 +55,7 @@ export class BytesMessage extends Message {
   override clearBody(): void {
     super.clearBody();
     // Grown on the first write: a cleared body (a paged-out message's headers) costs nothing.
-    this.#buffer = Buffer.alloc(0);
+    this.#buffer = NO_BYTES;
     this.#length = 0;
     this.#position = 0;
   }
@@ -57,12 +64,27 @@ export class BytesMessage extends Message {
     this.checkBodyWritable();
     const offset = this.#length;
     if (offset + bytes > this.#buffer.length) {
-      const grown = Buffer.alloc(Math.max(this.#buffer.length * 2, offset + bytes));
+      const grown = Buffer.alloc(Math.max(this.#buffer.length * 2, offset + bytes, INITIAL_CAPACITY));
       this.#buffer.copy(grown, 0, 0, offset);
       this.#buffer = grown;
     }
     this.#length += bytes;
     return offset;
+  }
+
+  /**
+   * Writes `bytes` bytes at the end of the body. The room is made first, so `write` gets the
+   * buffer as it is after growing; a write that throws (a value out of range) leaves the body as
+   * it was.
+   */
+  #put(bytes: number, write: (buffer: Buffer, at: number) => void): void {
+    const at = this.#reserve(bytes);
+    try {
+      write(this.#buffer, at);
+    } catch (error) {
+      this.#length = at;
+      throw error;
+    }
   }
 
   #take(bytes: number): number {
@@ -76,29 +98,30 @@ export class BytesMessage extends Message {
   }
 
   writeBoolean(value: boolean): void {
-    this.#buffer.writeUInt8(value ? 1 : 0, this.#reserve(1));
+    this.#put(1, (buffer, at) => buffer.writeUInt8(value ? 1 : 0, at));
   }
   writeByte(value: number): void {
-    this.#buffer.writeInt8(value, this.#reserve(1));
+    this.#put(1, (buffer, at) => buffer.writeInt8(value, at));
   }
   writeShort(value: number): void {
-    this.#buffer.writeInt16BE(value, this.#reserve(2));
+    this.#put(2, (buffer, at) => buffer.writeInt16BE(value, at));
   }
   writeChar(value: string): void {
     if (value.length !== 1) throw new MessageFormatError(`'${value}' is not a single character`);
-    this.#buffer.writeUInt16BE(value.charCodeAt(0), this.#reserve(2));
+    this.#put(2, (buffer, at) => buffer.writeUInt16BE(value.charCodeAt(0), at));
   }
   writeInt(value: number): void {
-    this.#buffer.writeInt32BE(value, this.#reserve(4));
+    this.#put(4, (buffer, at) => buffer.writeInt32BE(value, at));
   }
   writeLong(value: bigint | number): void {
-    this.#buffer.writeBigInt64BE(BigInt(value), this.#reserve(8));
+    const long = BigInt(value);
+    this.#put(8, (buffer, at) => buffer.writeBigInt64BE(long, at));
   }
   writeFloat(value: number): void {
-    this.#buffer.writeFloatBE(value, this.#reserve(4));
+    this.#put(4, (buffer, at) => buffer.writeFloatBE(value, at));
   }
   writeDouble(value: number): void {
-    this.#buffer.writeDoubleBE(value, this.#reserve(8));
+    this.#put(8, (buffer, at) => buffer.writeDoubleBE(value, at));
   }
   /** Writes a string as a 2-byte length and UTF-8 bytes (Java's modified UTF-8 for common text). */
   writeUTF(value: string): void {

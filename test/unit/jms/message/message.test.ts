@@ -177,6 +177,46 @@ test('message - bytes message writes and reads typed values in order and ends wi
   assert.equal(new BytesMessage(Buffer.from('abc')).getBodyLength(), 3);
 });
 
+test('message - a bytes message written value by value grows past any size, and a value out of range leaves the body as it was (MSG-4)', () => {
+  const m = new BytesMessage();
+  // Each kind of write crosses the point where the body grows, many times over.
+  for (let i = 0; i < 500; i++) {
+    m.writeInt(i);
+    m.writeLong(BigInt(i) * 1_000_000_007n);
+    m.writeShort(i - 250);
+    m.writeByte(i % 100);
+    m.writeDouble(i / 3);
+    m.writeFloat(0.5);
+    m.writeChar('ü');
+    m.writeBoolean(i % 2 === 0);
+  }
+  m.writeUTF('é'.repeat(1_000));
+  const length = m.getBodyLength();
+  assert.equal(length, 500 * (4 + 8 + 2 + 1 + 8 + 4 + 2 + 1) + 2 + 2_000);
+  assert.throws(() => m.writeByte(1_000), RangeError);
+  assert.throws(() => m.writeInt(2 ** 40), RangeError);
+  assert.equal(m.getBodyLength(), length, 'the failed writes added nothing');
+  m.reset();
+  for (let i = 0; i < 500; i++) {
+    assert.equal(m.readInt(), i);
+    assert.equal(m.readLong(), BigInt(i) * 1_000_000_007n);
+    assert.equal(m.readShort(), i - 250);
+    assert.equal(m.readByte(), i % 100);
+    assert.equal(m.readDouble(), i / 3);
+    assert.equal(m.readFloat(), 0.5);
+    assert.equal(m.readChar(), 'ü');
+    assert.equal(m.readBoolean(), i % 2 === 0);
+  }
+  assert.equal(m.readUTF(), 'é'.repeat(1_000));
+  assert.throws(() => m.readByte(), MessageEOFError);
+  // A copy starts from the original's body and grows a buffer of its own when written.
+  const copy = m.copy();
+  copy.clearBody();
+  copy.writeInt(7);
+  assert.equal(copy.getBodyLength(), 4);
+  assert.equal(m.getBodyLength(), length);
+});
+
 test('message - map message follows the conversion table for its entries (MSG-4)', () => {
   const m = new MapMessage();
   m.setInt('qty', 3);
