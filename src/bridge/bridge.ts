@@ -45,6 +45,9 @@ import { type StagedTarget, rebuildFromTarget, stagedTargetOf } from './target-w
 import { type Unit, UnitScheduler } from './unit-scheduler.js';
 import { wait } from './wait.js';
 
+/** The outcome of every acknowledgement: one object, not one a message. */
+const ACK: Outcome = Object.freeze({ kind: 'ack' });
+
 /** What a bridge is given besides its configuration. */
 export interface BridgeOptions {
   /** Time and timers. Default: the system clock. */
@@ -175,10 +178,8 @@ export class Bridge {
         this.#status.paused ||
         this.#status.lifecycle !== 'running' ||
         (this.#receiving && this.#sourceIdle()),
-      acknowledge: async (item) => {
-        await this.#settle(item, { kind: 'ack' });
-        this.#release();
-      },
+      // A promise chain rather than async functions: one of these runs for every message.
+      acknowledge: (item) => this.#settle(item, ACK).then(() => this.#release()),
     });
   }
 
@@ -572,7 +573,7 @@ export class Bridge {
     }
     if (this.#config.qos === 'at-most-once') {
       // Not acknowledged means the source delivers it again: sending it now could duplicate it.
-      if (!(await this.#settle(item, { kind: 'ack' }))) {
+      if (!(await this.#settle(item, ACK))) {
         this.#release();
         return;
       }
@@ -1132,19 +1133,27 @@ export class Bridge {
   }
 
   /** Settles at the source; false when the source could not be told (it will deliver the message again). */
-  async #settle(item: Item, outcome: Outcome): Promise<boolean> {
+  #settle(item: Item, outcome: Outcome): Promise<boolean> {
+    let settling: Promise<void>;
     try {
-      await item.delivery.settle(outcome);
-      return true;
+      settling = item.delivery.settle(outcome);
     } catch (error) {
-      this.#noteError(error);
-      this.#warnOnChange(
-        'source',
-        error,
-        `bridge could not settle a delivery (${outcome.kind}); the source will deliver it again`,
-      );
-      return false;
+      return Promise.resolve(this.#settleFailed(outcome, error));
     }
+    return settling.then(
+      () => true,
+      (error: unknown) => this.#settleFailed(outcome, error),
+    );
+  }
+
+  #settleFailed(outcome: Outcome, error: unknown): false {
+    this.#noteError(error);
+    this.#warnOnChange(
+      'source',
+      error,
+      `bridge could not settle a delivery (${outcome.kind}); the source will deliver it again`,
+    );
+    return false;
   }
 
   /** One delivery is finished with: room for the reader. */
