@@ -98,7 +98,7 @@ function useUninitialisedBuffers(): 'all' | 'growth' {
       this.buf = Buffer.allocUnsafe(OriginalEncoder.nextPowerOfTwo(initialSize));
     }
   }
-  require.cache[encoderPath]!.exports = UninitialisedEncoder;
+  installAsModule(encoderPath, UninitialisedEncoder);
   return 'all';
 }
 
@@ -212,7 +212,7 @@ function recordsInOnePass(install: boolean): { used: RecordEncoder; kafkajs: Rec
     }
     return encoder;
   };
-  require.cache[recordPath]!.exports = onePass;
+  installAsModule(recordPath, onePass);
   return { used: onePass, kafkajs: kafkajsRecord };
 }
 
@@ -222,8 +222,16 @@ function isBytesOrNothing(value: unknown): value is Buffer | string | null | und
 
 /** Installs crc32c.ts as kafkajs's CRC-32C module, which its record batch encoder takes when loaded. */
 function checksumsFromCrc32c(): 'crc32c.ts' {
-  const checksumPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
-  require(checksumPath);
-  require.cache[checksumPath]!.exports = crc32c;
+  installAsModule(require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js'), crc32c);
   return 'crc32c.ts';
+}
+
+/**
+ * Makes `exports` what the kafkajs module at `path` gives every module that requires it from now
+ * on (modules that took it before keep what they had): the one way each change here reaches
+ * kafkajs's own modules.
+ */
+function installAsModule(path: string, exports: unknown): void {
+  require(path); // loaded, so that the cache holds its entry
+  require.cache[path]!.exports = exports;
 }
